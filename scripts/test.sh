@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm test`: set up what is missing (npm packages, build, the servers the integration tests
+# talk to), type-check the tests, then run every test with node:test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/ensure-services.sh
+node_modules/.bin/tsc -p tsconfig.test.json
+exec node scripts/run-tests.mjs "$@"

@@ -1,0 +1,101 @@
+/**
+ * Ruleset model as posted by users and stored on disk (SPEC.md "Resources", DECISIONS.md 1).
+ * These are the *document* types: conditions are still strings. `compile()` turns a document
+ * into an immutable executable.
+ */
+import type { JsonValue } from '../expr/ast.js';
+
+/** Missing-field policy of a ruleset. */
+export type FieldMissing = 'lenient' | 'strict';
+
+/** `config` of a ruleset. */
+export interface RulesetConfig {
+  name: string;
+  /** Version label; defaults to "1.0.0" when absent. */
+  version?: string;
+  description?: string;
+  entry_step: string;
+  field_missing?: FieldMissing;
+  /** Per-ruleset execution timeout in ms (0 disables); overrides the server default. */
+  timeout_ms?: number;
+  [extra: string]: JsonValue | undefined;
+}
+
+/** One branch of a decision step. */
+export interface BranchDoc {
+  condition: string;
+  next_step: string;
+}
+
+interface StepCommon {
+  id?: string;
+  name?: string;
+}
+
+/** Decision step: first branch whose condition is true wins, else `default_next`. */
+export interface DecisionStepDoc extends StepCommon {
+  type: 'decision';
+  branches: BranchDoc[];
+  default_next?: string;
+}
+
+/** `set_variable` action: evaluates `value` and stores it as `$name`. */
+export interface SetVariableActionDoc {
+  action: 'set_variable';
+  name: string;
+  value: string;
+}
+
+/** `log` action: writes a log line. */
+export interface LogActionDoc {
+  action: 'log';
+  message: string;
+  level?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+/** An action of an action step. */
+export type ActionDoc = SetVariableActionDoc | LogActionDoc;
+
+/** Action step: runs its actions in order, then goes to `next_step`. */
+export interface ActionStepDoc extends StepCommon {
+  type: 'action';
+  actions: ActionDoc[];
+  next_step: string;
+}
+
+/** Terminal step: ends execution with `result.code`, `result.message` and output. */
+export interface TerminalStepDoc extends StepCommon {
+  type: 'terminal';
+  result: { code: string; message?: string; [extra: string]: JsonValue | undefined };
+  /** Output key → expression, evaluated at the terminal and merged over static result keys. */
+  output?: Record<string, string>;
+}
+
+/** Any step document. */
+export type StepDoc = DecisionStepDoc | ActionStepDoc | TerminalStepDoc;
+
+/** Embedded Ed25519 signature block (SPEC.md "Authentication"). */
+export interface SignatureBlock {
+  algorithm: 'ed25519';
+  public_key: string;
+  signature: string;
+  signed_at?: string;
+}
+
+/** A ruleset document. */
+export interface RulesetDoc {
+  config: RulesetConfig;
+  steps: Record<string, StepDoc>;
+  _signature?: SignatureBlock;
+}
+
+/** Default version label (DECISIONS.md 1). */
+export const DEFAULT_VERSION = '1.0.0';
+
+/** Valid ruleset name: 1-128 of `A-Z a-z 0-9 _ - .`, not starting with `.` (DECISIONS.md 1). */
+export const RULESET_NAME_RE = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
+
+/** True when `name` is a valid ruleset name (safe as a file name). */
+export function isValidRulesetName(name: unknown): name is string {
+  return typeof name === 'string' && RULESET_NAME_RE.test(name);
+}

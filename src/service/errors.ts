@@ -1,0 +1,90 @@
+/**
+ * The one error catalog (DECISIONS.md 3 and 5). Every error the service returns is a
+ * `ServiceError` with a stable code; the catalog gives its HTTP status and gRPC status.
+ * Transports never invent codes: they map `ServiceError` through this table.
+ * `docs/errors.md` documents every entry, and a test keeps the two in agreement.
+ */
+
+/** gRPC status numbers (kept here so the service does not import the gRPC library). */
+export const GrpcStatus = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** One catalog entry. */
+export interface CatalogEntry {
+  readonly http: number;
+  readonly grpc: number;
+  /** What the code means, for docs/errors.md. */
+  readonly meaning: string;
+}
+
+/** Every error code the service can return. */
+export const ERROR_CATALOG = {
+  BAD_REQUEST: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body or a parameter is invalid (malformed JSON, wrong shape, invalid ruleset or expression).' },
+  FORBIDDEN: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, meaning: 'Signature verification failed for an uploaded rule.' },
+  NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, meaning: 'The ruleset, version or route does not exist.' },
+  TENANT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, meaning: 'Multi-tenancy is on and the tenant is unknown or disabled.' },
+  METHOD_NOT_ALLOWED: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED, meaning: 'The route exists but not for this HTTP method.' },
+  REQUEST_TIMEOUT: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, meaning: 'The request was not received completely within the request timeout.' },
+  READ_ONLY: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, meaning: 'This instance is a reader; send writes to the writer.' },
+  CONFLICT: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, meaning: 'The operation conflicts with the current state (e.g. deleting a tenant that still owns rulesets).' },
+  PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: 'The request body is larger than --max-request-body-bytes.' },
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body is not JSON.' },
+  RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: "The tenant's request rate limit was exceeded." },
+  INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL, meaning: 'An execution error (type error, no matching branch, missing field in strict mode, step limit) or an unexpected server error.' },
+  TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, meaning: 'A ruleset execution ran longer than its execution timeout.' },
+  NOT_READY: { http: 503, grpc: GrpcStatus.UNAVAILABLE, meaning: 'A readiness check failed.' },
+} as const satisfies Record<string, CatalogEntry>;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** The error every service operation throws. `details` are extra fields of the HTTP error body. */
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message);
+  }
+
+  /** HTTP status of this error. */
+  get httpStatus(): number {
+    return ERROR_CATALOG[this.code].http;
+  }
+
+  /** gRPC status of this error. */
+  get grpcStatus(): number {
+    return ERROR_CATALOG[this.code].grpc;
+  }
+
+  /** The HTTP error body: `{error, code, ...details}`. */
+  toBody(): Record<string, unknown> {
+    return { error: this.message, code: this.code, ...this.details };
+  }
+}
+
+/** Shorthand constructors for the common errors. */
+export const errors = {
+  badRequest: (message: string, details?: Record<string, unknown>) => new ServiceError('BAD_REQUEST', message, details),
+  notFound: (message: string) => new ServiceError('NOT_FOUND', message),
+  internal: (message: string, details?: Record<string, unknown>) => new ServiceError('INTERNAL_ERROR', message, details),
+};

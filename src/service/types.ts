@@ -1,0 +1,101 @@
+/**
+ * The contract of the `RuleService` façade (architecture guide, point 3): every operation of
+ * the service, called by the HTTP and gRPC adapters (which only decode, call one method and
+ * encode) and by the sync adapters. Every method throws `ServiceError` (./errors.ts) and nothing
+ * else. Metrics, audit and tracing are attached inside the façade, once for all transports.
+ */
+import type { JsonValue } from '../expr/ast.js';
+import type { RulesetDoc } from '../ruleset/model.js';
+import type { ExecutionResult } from '../ruleset/result.js';
+import type { VersionEntry } from '../store/types.js';
+
+/** Who is calling: resolved by the transport before calling the façade. */
+export interface CallContext {
+  /** Tenant id from `X-Tenant-ID` / `x-tenant-id` metadata; `default` when absent. */
+  readonly tenant: string;
+  /** The caller's address, for audit events (`source_ip`). */
+  readonly sourceIp: string | null;
+  readonly transport: 'http' | 'grpc' | 'internal';
+}
+
+/** Signature carried in headers instead of the body (`X-Svc-Signature`, `X-Svc-Public-Key`). */
+export interface HeaderSignature {
+  readonly signature?: string;
+  readonly publicKey?: string;
+}
+
+/** A list entry of `GET /rulesets`. */
+export interface RulesetInfo {
+  name: string;
+  version: string;
+  description: string | null;
+}
+
+/** Answer of `POST /rulesets`. */
+export interface PutResult {
+  status: 'created' | 'updated';
+  name: string;
+}
+
+/** One item of a batch answer: a result, or an error in place. */
+export type BatchItem = ExecutionResult | { error: string; code: string };
+
+/** Answer of the batch endpoint (DECISIONS.md 3). */
+export interface BatchResult {
+  results: BatchItem[];
+  summary: { total: number; success: number; failed: number; total_duration_us: number };
+}
+
+/** Answer of `/eval`. */
+export interface EvalResult {
+  result: JsonValue;
+  parsed: string;
+}
+
+/** Answer of the versions endpoint. */
+export interface VersionsResult {
+  name: string;
+  current_version: string;
+  versions: VersionEntry[];
+}
+
+/** Answer of rollback. */
+export interface RollbackResult {
+  status: 'rolled_back';
+  name: string;
+  from_version: string;
+  to_version: string;
+}
+
+/** `/health` body (DECISIONS.md 3), plus `sync` when broker sync or the watcher is on. */
+export interface HealthInfo {
+  status: 'healthy' | 'unhealthy';
+  version: string;
+  uptime_seconds: number;
+  role: 'standalone' | 'writer' | 'reader';
+  storage: { mode: 'persistent' | 'memory'; rules_dir: string | null; rules_count: number };
+  sync?: Record<string, unknown>;
+  error?: string;
+}
+
+/** The façade. */
+export interface RuleServiceApi {
+  listRulesets(ctx: CallContext): RulesetInfo[];
+  putRuleset(ctx: CallContext, body: unknown, headerSignature?: HeaderSignature): Promise<PutResult>;
+  getRuleset(ctx: CallContext, name: string): RulesetDoc;
+  deleteRuleset(ctx: CallContext, name: string): Promise<void>;
+  /** Synchronous: the hot path. `input` must be a JSON object. */
+  execute(ctx: CallContext, name: string, input: unknown, trace: boolean): ExecutionResult;
+  executeBatch(ctx: CallContext, name: string, inputs: unknown, trace: boolean): BatchResult;
+  evaluate(ctx: CallContext, expression: unknown, context: unknown): EvalResult;
+  /** Filter endpoint (SPEC.md "POST /rulesets/:name/filter"); `request` is the raw body. */
+  filter(ctx: CallContext, name: string, request: unknown): unknown;
+  versions(ctx: CallContext, name: string): Promise<VersionsResult>;
+  rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult>;
+  getAuditSampleRate(ctx: CallContext): { sample_rate: number };
+  setAuditSampleRate(ctx: CallContext, rate: unknown): { sample_rate: number; previous: number };
+  /** `/health` without checks (always answers). */
+  health(): HealthInfo;
+  /** Readiness: resolves to the health body, or throws NOT_READY whose details are the body. */
+  ready(): Promise<HealthInfo>;
+}
