@@ -8,7 +8,7 @@
  * atomic writes, history). Both pass the same contract test suite (test/contract).
  */
 import type { CompiledRuleset } from '../ruleset/compile.js';
-import type { RulesetDoc } from '../ruleset/model.js';
+import type { RulesetDoc, SignatureBlock } from '../ruleset/model.js';
 
 /** Tenant id used when multi-tenancy is off. */
 export const DEFAULT_TENANT = 'default';
@@ -22,6 +22,12 @@ export interface RuleRecord {
   /** The document as posted, without `_signature`. Treat as immutable. */
   readonly doc: RulesetDoc;
   readonly compiled: CompiledRuleset;
+  /**
+   * The signature the document was uploaded or loaded with, if any. A persistent store writes
+   * it back as `_signature` (current file and history), so a signed rule still verifies when
+   * the server restarts with signatures required.
+   */
+  readonly signature?: SignatureBlock;
 }
 
 /** Who caused a change: an API call, a broker sync event, the file watcher, or the start-up load. */

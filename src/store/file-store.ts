@@ -1,0 +1,271 @@
+/**
+ * `FileStore`: the rule store of persistent mode (`--rules-dir`). Layout in `layout.ts`.
+ *
+ * Reads are synchronous from memory. Writes run one at a time under the write lock and follow
+ * one order so that a failure never leaves memory ahead of disk:
+ *
+ * 1. (update) save the replaced document as the next history entry,
+ * 2. write `<name>.json` atomically (the commit point; on failure the entry of step 1 is removed
+ *    and the promise rejects with memory unchanged),
+ * 3. remove `<name>.yaml|.yml|.svc` siblings, prune history to `maxVersions`,
+ * 4. swap the in-memory record and emit the event.
+ *
+ * NOTE (DECISIONS.md 4): after a persisted put, `<name>.json` is the only current file of the
+ * ruleset: a `.yaml`/`.yml`/`.svc` it was loaded from is removed so that the next start does not
+ * find two files for one name. Failures in step 3 happen after the commit point and are logged.
+ */
+import { mkdirSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { RulesetDoc } from '../ruleset/model.js';
+import { atomicWrite, fsyncDir } from './atomic-write.js';
+import { StoreEmitter, type StoreLogger } from './emitter.js';
+import { appendHistory, listHistory, pruneHistory, readHistoryDoc, serializeDoc, versionLabel, type HistoryFile } from './history.js';
+import {
+  HEALTH_PROBE_FILE,
+  RULE_FILE_EXTENSIONS,
+  TENANTS_FILE,
+  assertValidName,
+  assertValidTenant,
+  historyDir,
+  isReservedName,
+  isoFromUnixSeconds,
+  rulePath,
+  tenantDir,
+} from './layout.js';
+import { RecordMap, assertStorableRecord } from './record-map.js';
+import { RwLock } from './rw-lock.js';
+import { scanRulesDir, type SkippedEntry } from './scan.js';
+import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreListener, VersionEntry, WriteOptions } from './types.js';
+
+/** Default of `--max-versions` (SPEC.md "Limits"). */
+export const DEFAULT_MAX_VERSIONS = 10;
+
+/** Options of `FileStore`. */
+export interface FileStoreOptions {
+  readonly rulesDir: string;
+  /** History entries kept per ruleset, oldest removed first; 0 keeps none. Default 10. */
+  readonly maxVersions?: number;
+  readonly logger?: StoreLogger;
+  /** The lock to use; tests inject one to hold it. Default: a new lock. */
+  readonly lock?: RwLock;
+  /** Clock in ms (history timestamps). Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** File-backed `RuleStore` (see the module comment). */
+export class FileStore implements RuleStore {
+  readonly mode = 'persistent' as const;
+  readonly rulesDir: string;
+  readonly maxVersions: number;
+
+  private readonly records = new RecordMap();
+  private readonly emitter: StoreEmitter;
+  private readonly lock: RwLock;
+  private readonly logger: StoreLogger | undefined;
+  private readonly now: () => number;
+
+  /** Creates the rules dir when missing (mkdir -p); throws when that fails. */
+  constructor(options: FileStoreOptions) {
+    const maxVersions = options.maxVersions ?? DEFAULT_MAX_VERSIONS;
+    if (!Number.isSafeInteger(maxVersions) || maxVersions < 0) {
+      throw new Error(`maxVersions must be a non-negative integer, got ${maxVersions}`);
+    }
+    this.rulesDir = resolve(options.rulesDir);
+    this.maxVersions = maxVersions;
+    this.logger = options.logger;
+    this.emitter = new StoreEmitter(options.logger);
+    this.lock = options.lock ?? new RwLock('store');
+    this.now = options.now ?? Date.now;
+    mkdirSync(this.rulesDir, { recursive: true });
+  }
+
+  /**
+   * Loads every rule file (all tenants) and replaces the in-memory content with them.
+   * Broken files are skipped, logged and reported; nothing here is fatal. No events are emitted.
+   */
+  async load(prepare: PrepareFile): Promise<LoadReport> {
+    return this.lock.withWrite(async () => {
+      await mkdir(this.rulesDir, { recursive: true });
+      const scan = await scanRulesDir(this.rulesDir);
+      const skipped: SkippedEntry[] = [...scan.skipped];
+      const loaded: RuleRecord[] = [];
+      for (const file of scan.files) {
+        try {
+          const bytes = await readFile(file.path);
+          const record = prepare({ tenant: file.tenant, name: file.name, path: file.path, bytes });
+          if (record.name !== file.name) {
+            throw new Error(`ruleset name ${JSON.stringify(record.name)} differs from the file name ${JSON.stringify(file.name)}`);
+          }
+          if (record.tenant !== file.tenant) {
+            throw new Error(`tenant ${JSON.stringify(record.tenant)} differs from the directory tenant ${JSON.stringify(file.tenant)}`);
+          }
+          assertStorableRecord(record);
+          loaded.push(record);
+        } catch (err) {
+          skipped.push({ path: file.path, reason: errorMessage(err) });
+        }
+      }
+      for (const entry of skipped) this.logger?.warn(entry, 'rule file skipped');
+      this.records.replaceAll(loaded);
+      return { loaded: loaded.length, skipped };
+    });
+  }
+
+  get(tenant: string, name: string): RuleRecord | undefined {
+    return this.records.get(tenant, name);
+  }
+
+  list(tenant: string): RuleRecord[] {
+    return this.records.list(tenant);
+  }
+
+  count(tenant?: string): number {
+    return this.records.count(tenant);
+  }
+
+  tenants(): string[] {
+    return this.records.tenants();
+  }
+
+  async put(record: RuleRecord, options: WriteOptions): Promise<PutOutcome> {
+    assertStorableRecord(record);
+    if (isReservedName(record.tenant, record.name)) {
+      throw new Error(`ruleset name "${record.name}" is reserved in the default tenant (${TENANTS_FILE} is the tenant registry)`);
+    }
+    return this.lock.withWrite(async () => {
+      const previous = this.records.get(record.tenant, record.name);
+      if (options.persist !== false) await this.persistPut(record, previous);
+      this.records.set(record);
+      this.emitter.emit({ type: 'put', record, previous, origin: options.origin });
+      return previous ? { created: false, previous } : { created: true };
+    });
+  }
+
+  async delete(tenant: string, name: string, options: WriteOptions): Promise<RuleRecord | undefined> {
+    assertValidTenant(tenant);
+    assertValidName(name);
+    return this.lock.withWrite(async () => {
+      const previous = this.records.get(tenant, name);
+      if (!previous) return undefined;
+      if (options.persist !== false) await this.persistDelete(tenant, name);
+      this.records.delete(tenant, name);
+      this.emitter.emit({ type: 'delete', tenant, name, previous, origin: options.origin });
+      return previous;
+    });
+  }
+
+  async versions(tenant: string, name: string): Promise<VersionEntry[]> {
+    const dir = historyDir(this.rulesDir, tenant, name);
+    return this.lock.withRead(async () => {
+      const files = await listHistory(dir);
+      const entries: VersionEntry[] = [];
+      for (const file of files.reverse()) {
+        try {
+          const doc = await readHistoryDoc(file);
+          entries.push({ seq: file.seq, version: versionLabel(doc), timestamp: isoFromUnixSeconds(file.unixSeconds) });
+        } catch (err) {
+          // NOTE: an unreadable history file is left out of the list rather than failing it.
+          this.logger?.warn({ path: file.path, err }, 'history entry unreadable; not listed');
+        }
+      }
+      return entries;
+    });
+  }
+
+  async readVersion(tenant: string, name: string, seq: number): Promise<RulesetDoc | undefined> {
+    const dir = historyDir(this.rulesDir, tenant, name);
+    if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
+    return this.lock.withRead(async () => {
+      const file = (await listHistory(dir)).find((f) => f.seq === seq);
+      if (!file) return undefined;
+      try {
+        return await readHistoryDoc(file);
+      } catch (err) {
+        throw new Error(`history entry ${seq} of ruleset "${name}" is unreadable: ${errorMessage(err)}`, { cause: err });
+      }
+    });
+  }
+
+  /** Takes the read lock within `timeoutMs`, then writes `<rules-dir>/.health_probe` atomically. */
+  async probe(timeoutMs: number): Promise<void> {
+    const release = await this.lock.acquireRead(timeoutMs);
+    try {
+      const path = join(this.rulesDir, HEALTH_PROBE_FILE);
+      try {
+        await atomicWrite(path, `${new Date(this.now()).toISOString()}\n`);
+      } catch (err) {
+        throw new Error(`rules dir not writable: cannot write ${path}: ${errorMessage(err)}`, { cause: err });
+      }
+    } finally {
+      release();
+    }
+  }
+
+  subscribe(listener: StoreListener): () => void {
+    return this.emitter.subscribe(listener);
+  }
+
+  /** Steps 1-3 of a put (see the module comment). */
+  private async persistPut(record: RuleRecord, previous: RuleRecord | undefined): Promise<void> {
+    const { tenant, name } = record;
+    const hdir = historyDir(this.rulesDir, tenant, name);
+    const target = rulePath(this.rulesDir, tenant, name, '.json');
+    let saved: HistoryFile | undefined;
+    try {
+      await mkdir(tenantDir(this.rulesDir, tenant), { recursive: true });
+      if (previous && this.maxVersions > 0) {
+        saved = await appendHistory(hdir, storedDoc(previous), Math.floor(this.now() / 1000));
+      }
+      await atomicWrite(target, serializeDoc(storedDoc(record)));
+    } catch (err) {
+      if (saved) await rm(saved.path, { force: true }).catch(() => undefined);
+      throw new Error(`cannot save ruleset "${name}" (tenant "${tenant}"): ${errorMessage(err)}`, { cause: err });
+    }
+    await this.afterCommit(tenant, name, 'cannot remove a superseded rule file', () => this.removeCurrentFiles(tenant, name, '.json'));
+    await this.afterCommit(tenant, name, 'cannot prune history', () => pruneHistory(hdir, this.maxVersions));
+  }
+
+  /** Removes the current file(s) (the commit point), then the history directory. */
+  private async persistDelete(tenant: string, name: string): Promise<void> {
+    try {
+      await this.removeCurrentFiles(tenant, name);
+    } catch (err) {
+      throw new Error(`cannot delete ruleset "${name}" (tenant "${tenant}"): ${errorMessage(err)}`, { cause: err });
+    }
+    const hdir = historyDir(this.rulesDir, tenant, name);
+    await this.afterCommit(tenant, name, 'cannot remove history', () => rm(hdir, { recursive: true, force: true }));
+  }
+
+  /**
+   * Removes `<name>.<ext>` for every rule format except `keep`.
+   * NOTE: delete removes every format, not only the loaded one: a shadowed `.yaml` left behind
+   * would bring a deleted ruleset back at the next start.
+   */
+  private async removeCurrentFiles(tenant: string, name: string, keep?: string): Promise<void> {
+    for (const ext of RULE_FILE_EXTENSIONS) {
+      if (ext !== keep) await rm(rulePath(this.rulesDir, tenant, name, ext), { force: true });
+    }
+    await fsyncDir(tenantDir(this.rulesDir, tenant)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err; // tenant dir never created (memory-only puts)
+    });
+  }
+
+  /** Runs a clean-up step after the commit point: failures are logged, not thrown. */
+  private async afterCommit(tenant: string, name: string, what: string, step: () => Promise<unknown>): Promise<void> {
+    try {
+      await step();
+    } catch (err) {
+      this.logger?.warn({ tenant, name, err }, `${what}; continuing`);
+    }
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The document as written to disk: the record's doc plus its `_signature`, when it has one. */
+function storedDoc(record: RuleRecord): RulesetDoc {
+  return record.signature ? { ...record.doc, _signature: record.signature } : record.doc;
+}

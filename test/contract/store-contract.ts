@@ -1,0 +1,235 @@
+/**
+ * The one contract suite every `RuleStore` implementation must pass (architecture guide, point 6).
+ * Run by memory-store.test.ts and file-store.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { RwLock } from '../../src/store/rw-lock.js';
+import type { RuleRecord, RuleStore, StoreEvent } from '../../src/store/types.js';
+import { makeDoc, makeRecord, rec } from './store-fixtures.js';
+
+/** What a store factory returns: the store and how to dispose of it. */
+export interface StoreUnderTest {
+  readonly store: RuleStore;
+  readonly cleanup: () => Promise<void>;
+}
+
+/** Builds a fresh, empty store; `lock`, when given, must be the lock the store uses. */
+export type MakeStore = (options: { lock?: RwLock }) => Promise<StoreUnderTest>;
+
+const BAD_NAMES = ['../etc/passwd', '..', '.', '.hidden', 'a/b', 'a\\b', 'a\0b', 'x'.repeat(129), '', 'a b'];
+
+/** Registers the contract suite for one implementation. */
+export function runStoreContract(implementation: string, makeStore: MakeStore): void {
+  describe(`RuleStore contract: ${implementation}`, () => {
+    let sut: StoreUnderTest;
+    let store: RuleStore;
+    let events: StoreEvent[];
+
+    beforeEach(async () => {
+      sut = await makeStore({});
+      store = sut.store;
+      events = [];
+      store.subscribe((e) => events.push(e));
+    });
+    afterEach(async () => {
+      await sut.cleanup();
+    });
+
+    it('starts empty', () => {
+      assert.equal(store.get('default', 'a'), undefined);
+      assert.deepEqual(store.list('default'), []);
+      assert.equal(store.count(), 0);
+      assert.equal(store.count('default'), 0);
+      assert.deepEqual(store.tenants(), []);
+    });
+
+    it('put creates, then replaces, reporting the previous record', async () => {
+      const v1 = rec('a', { version: '1' });
+      const v2 = rec('a', { version: '2' });
+      assert.deepEqual(await store.put(v1, { origin: 'api' }), { created: true });
+      assert.equal(store.get('default', 'a'), v1);
+      const outcome = await store.put(v2, { origin: 'api' });
+      assert.equal(outcome.created, false);
+      assert.equal(outcome.previous, v1);
+      assert.equal(store.get('default', 'a'), v2);
+      assert.equal(store.count(), 1);
+    });
+
+    it('list is sorted by name (code point order), count and tenants follow the content', async () => {
+      for (const name of ['c', 'a', 'B', 'b']) await store.put(rec(name), { origin: 'api' });
+      await store.put(rec('z', { tenant: 't1' }), { origin: 'api' });
+      assert.deepEqual(store.list('default').map((r) => r.name), ['B', 'a', 'b', 'c']);
+      assert.equal(store.count('default'), 4);
+      assert.equal(store.count('t1'), 1);
+      assert.equal(store.count('nope'), 0);
+      assert.equal(store.count(), 5);
+      assert.deepEqual(store.tenants(), ['default', 't1']);
+      await store.delete('t1', 'z', { origin: 'api' });
+      assert.deepEqual(store.tenants(), ['default'], 'a tenant without records is not listed');
+    });
+
+    it('delete returns the record and emits; deleting an absent record resolves undefined without event', async () => {
+      const a = rec('a');
+      await store.put(a, { origin: 'api' });
+      events.length = 0;
+      assert.equal(await store.delete('default', 'a', { origin: 'api' }), a);
+      assert.equal(store.get('default', 'a'), undefined);
+      assert.deepEqual(events, [{ type: 'delete', tenant: 'default', name: 'a', previous: a, origin: 'api' }]);
+      assert.equal(await store.delete('default', 'a', { origin: 'api' }), undefined);
+      assert.equal(await store.delete('other', 'never', { origin: 'api' }), undefined);
+      assert.equal(events.length, 1);
+    });
+
+    it('emits put events after applying, with previous and origin', async () => {
+      const a1 = rec('a', { code: 'ONE' });
+      const a2 = rec('a', { code: 'TWO' });
+      let seenInListener: RuleRecord | undefined;
+      store.subscribe((e) => {
+        if (e.type === 'put') seenInListener = store.get(e.record.tenant, e.record.name);
+      });
+      await store.put(a1, { origin: 'api' });
+      await store.put(a2, { origin: 'sync' });
+      assert.equal(seenInListener, a2, 'the change is visible when the event arrives');
+      assert.deepEqual(events, [
+        { type: 'put', record: a1, previous: undefined, origin: 'api' },
+        { type: 'put', record: a2, previous: a1, origin: 'sync' },
+      ]);
+    });
+
+    it('persist:false (watcher) applies to memory and emits like any write', async () => {
+      const a = rec('a');
+      await store.put(a, { origin: 'watch', persist: false });
+      assert.equal(store.get('default', 'a'), a);
+      assert.equal(await store.delete('default', 'a', { origin: 'watch', persist: false }), a);
+      assert.deepEqual(events.map((e) => `${e.type}:${e.origin}`), ['put:watch', 'delete:watch']);
+    });
+
+    it('unsubscribe stops delivery; a throwing listener breaks neither the store nor other listeners', async () => {
+      const seen: string[] = [];
+      const unsubscribe = store.subscribe((e) => seen.push(e.type));
+      store.subscribe(() => {
+        throw new Error('listener failure');
+      });
+      const after: string[] = [];
+      store.subscribe((e) => after.push(e.type));
+      await store.put(rec('a'), { origin: 'api' });
+      unsubscribe();
+      unsubscribe();
+      await store.put(rec('b'), { origin: 'api' });
+      assert.deepEqual(seen, ['put']);
+      assert.deepEqual(after, ['put', 'put']);
+      assert.equal(store.count(), 2);
+    });
+
+    it('serializes concurrent writes in call order', async () => {
+      const records = Array.from({ length: 15 }, (_, i) => rec('a', { version: String(i), code: `C${i}` }));
+      const outcomes = await Promise.all(records.map((r) => store.put(r, { origin: 'api' })));
+      assert.equal(outcomes[0]!.created, true);
+      for (let i = 1; i < records.length; i++) {
+        assert.equal(outcomes[i]!.created, false);
+        assert.equal(outcomes[i]!.previous, records[i - 1], `put ${i} replaced put ${i - 1}`);
+      }
+      assert.equal(store.get('default', 'a'), records.at(-1));
+      assert.deepEqual(
+        events.map((e) => (e.type === 'put' ? e.record.version : 'delete')),
+        records.map((r) => r.version),
+      );
+    });
+
+    it('serializes a mix of puts and deletes in call order', async () => {
+      const a1 = rec('a', { code: 'ONE' });
+      const a2 = rec('a', { code: 'TWO' });
+      const [p1, d1, p2, d2] = await Promise.all([
+        store.put(a1, { origin: 'api' }),
+        store.delete('default', 'a', { origin: 'api' }),
+        store.put(a2, { origin: 'api' }),
+        store.delete('default', 'a', { origin: 'api' }),
+      ]);
+      assert.deepEqual(p1, { created: true });
+      assert.equal(d1, a1);
+      assert.deepEqual(p2, { created: true });
+      assert.equal(d2, a2);
+      assert.deepEqual(events.map((e) => e.type), ['put', 'delete', 'put', 'delete']);
+      assert.equal(store.count(), 0);
+    });
+
+    it('rejects invalid names and tenant ids before doing anything', async () => {
+      for (const bad of BAD_NAMES) {
+        await assert.rejects(store.put(makeRecord({ ...makeDoc('ok'), config: { name: bad, entry_step: 'end' } }), { origin: 'api' }), /invalid ruleset name/, `put name ${JSON.stringify(bad)}`);
+        await assert.rejects(store.put(rec('ok', { tenant: bad }), { origin: 'api' }), /invalid tenant id/, `put tenant ${JSON.stringify(bad)}`);
+        await assert.rejects(store.delete('default', bad, { origin: 'api' }), /invalid ruleset name/);
+        await assert.rejects(store.delete(bad, 'ok', { origin: 'api' }), /invalid tenant id/);
+        await assert.rejects(store.versions('default', bad), /invalid ruleset name/);
+        await assert.rejects(store.versions(bad, 'ok'), /invalid tenant id/);
+        await assert.rejects(store.readVersion('default', bad, 1), /invalid ruleset name/);
+        await assert.rejects(store.readVersion(bad, 'ok', 1), /invalid tenant id/);
+        assert.equal(store.get('default', bad), undefined, 'reads never throw');
+        assert.deepEqual(store.list(bad), []);
+      }
+      assert.equal(store.count(), 0);
+      assert.deepEqual(events, []);
+    });
+
+    it('rejects a record whose config.name differs from its name', async () => {
+      const record = { ...rec('a'), doc: makeDoc('b') };
+      await assert.rejects(store.put(record, { origin: 'api' }), /differs from config.name/);
+      assert.equal(store.count(), 0);
+    });
+
+    it('accepts names at the edge of the rule (128 chars, dots and dashes inside)', async () => {
+      for (const name of ['x'.repeat(128), 'a.b-c_d', '_x', '-x', 'a..b']) {
+        await store.put(rec(name), { origin: 'api' });
+        assert.equal(store.get('default', name)?.name, name);
+      }
+    });
+
+    it('isolates tenants: the same name in two tenants are two records', async () => {
+      const d = rec('same', { code: 'DEFAULT' });
+      const t = rec('same', { code: 'T1', tenant: 't1' });
+      await store.put(d, { origin: 'api' });
+      assert.equal(store.get('t1', 'same'), undefined);
+      assert.deepEqual((await store.put(t, { origin: 'api' })).created, true);
+      assert.equal(store.get('default', 'same'), d);
+      assert.equal(store.get('t1', 'same'), t);
+      assert.deepEqual(store.list('t1'), [t]);
+      await store.delete('t1', 'same', { origin: 'api' });
+      assert.equal(store.get('default', 'same'), d);
+      assert.equal(store.get('t1', 'same'), undefined);
+    });
+
+    it('versions of an unknown ruleset are empty and readVersion is undefined', async () => {
+      assert.deepEqual(await store.versions('default', 'nope'), []);
+      assert.equal(await store.readVersion('default', 'nope', 1), undefined);
+    });
+
+    it('mode and rulesDir agree', () => {
+      assert.equal(store.mode === 'persistent', store.rulesDir !== null);
+    });
+
+    it('probe resolves on a healthy store', async () => {
+      await store.probe(2000);
+    });
+  });
+
+  describe(`RuleStore contract: ${implementation} (lock)`, () => {
+    it('probe rejects when the lock cannot be taken in time, and succeeds once it is free', async () => {
+      const lock = new RwLock('store');
+      const { store, cleanup } = await makeStore({ lock });
+      try {
+        const release = await lock.acquireWrite();
+        await assert.rejects(store.probe(30), { message: 'store lock not acquired within 30 ms' });
+        // A write queued behind the held lock is not applied until the lock is free.
+        const pending = store.put(rec('a'), { origin: 'api' });
+        await new Promise((r) => setImmediate(r));
+        assert.equal(store.get('default', 'a'), undefined);
+        release();
+        await pending;
+        assert.ok(store.get('default', 'a'));
+        await store.probe(2000);
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}
