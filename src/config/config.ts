@@ -1,0 +1,265 @@
+/**
+ * `parseConfig(argv, env)`: the server configuration, parsed once into a deep-frozen object.
+ * Each option comes from its flag, else its `SVC_*` variable (an empty variable counts as
+ * unset), else its default (ARCHITECTURE.md 10). Every value is validated; a bad one throws
+ * `ConfigError` naming the flag or variable it came from.
+ */
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { CommanderError } from 'commander';
+import { buildCommand } from './command.js';
+import { FLAGS, camelOf, flagDef, type FlagDef } from './flags.js';
+import {
+  ValueError,
+  parseAddress,
+  parseBool,
+  parseChoice,
+  parseDecimal,
+  parseHttpUrl,
+  parseInteger,
+  parseList,
+  parsePattern,
+  parseText,
+  type Address,
+} from './values.js';
+import type { Config, LogLevel, Role } from './types.js';
+import { VERSION } from '../version.js';
+
+export type { Address } from './values.js';
+export type { Config, LogLevel, Role } from './types.js';
+
+/** A bad flag or environment value; the message names it and says why. Exit code 2. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** `--help` or `--version` was given: print `output` to stdout and exit with `exitCode` (0). */
+export class ConfigExit extends Error {
+  override readonly name = 'ConfigExit';
+  constructor(
+    readonly output: string,
+    readonly exitCode = 0,
+  ) {
+    super('exit requested by --help or --version');
+  }
+}
+
+/** Test seams of `parseConfig`. */
+export interface ParseOptions {
+  /** Version printed by `--version`; default `VERSION` of src/version.ts (package.json). */
+  readonly version?: string;
+  /** Random source of the default instance id; default `crypto.randomBytes`. */
+  readonly randomBytes?: (size: number) => Uint8Array;
+}
+
+type Source = 'flag' | 'env' | 'default';
+
+/** One option's final value and where it came from. */
+interface Resolved {
+  readonly value: unknown;
+  readonly source: Source;
+  /** `--name` or `SVC_NAME`: what error messages call it. */
+  readonly label: string;
+}
+
+const RANK: Record<Source, number> = { default: 0, env: 1, flag: 2 };
+
+/** Parses raw option text by the flag's kind; null stays null (a list becomes []). */
+function parseRaw(def: FlagDef, raw: string | null): unknown {
+  const kind = def.kind;
+  if (raw === null) return kind.type === 'list' ? [] : null;
+  switch (kind.type) {
+    case 'bool':
+      return parseBool(raw);
+    case 'int':
+      return parseInteger(raw, kind.min, kind.max);
+    case 'number':
+      return parseDecimal(raw, kind.min, kind.max);
+    case 'enum':
+      return parseChoice(raw, kind.choices);
+    case 'text':
+      return parseText(raw);
+    case 'pattern':
+      return parsePattern(raw, kind.pattern, kind.what);
+    case 'url':
+      return parseHttpUrl(raw);
+    case 'address':
+      return parseAddress(raw);
+    case 'list':
+      return parseList(raw);
+  }
+}
+
+/** Flag, else non-empty env variable, else default; then parsed and validated. */
+function resolve(def: FlagDef, cli: ReadonlyMap<string, unknown>, env: Record<string, string | undefined>): Resolved {
+  let raw: string | null;
+  let source: Source;
+  if (cli.has(def.name)) {
+    const given = cli.get(def.name);
+    raw = typeof given === 'boolean' ? String(given) : String(given ?? '');
+    source = 'flag';
+  } else if (env[def.env] !== undefined && env[def.env] !== '') {
+    raw = env[def.env] as string;
+    source = 'env';
+  } else {
+    raw = def.default;
+    source = 'default';
+  }
+  const label = source === 'env' ? def.env : `--${def.name}`;
+  try {
+    return { value: parseRaw(def, raw), source, label };
+  } catch (err) {
+    if (err instanceof ValueError) throw new ConfigError(`${label} ${err.message}`);
+    throw err;
+  }
+}
+
+/** Runs commander over argv; returns the values given on the command line, by flag name. */
+function parseCommandLine(argv: readonly string[], version: string): Map<string, unknown> {
+  const program = buildCommand(version);
+  let out = '';
+  program.configureOutput({ writeOut: (s) => (out += s), writeErr: () => {}, outputError: () => {} });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) throw new ConfigExit(out);
+      if (err.code === 'commander.excessArguments') {
+        throw new ConfigError(`unexpected argument ${JSON.stringify(program.args[0] ?? '')}: svc-server takes only options`);
+      }
+      throw new ConfigError(err.message.replace(/^error: /, ''));
+    }
+    throw err;
+  }
+  const cli = new Map<string, unknown>();
+  for (const def of FLAGS) {
+    const key = camelOf(def.name);
+    if (program.getOptionValueSource(key) === 'cli') cli.set(def.name, program.getOptionValue(key));
+  }
+  return cli;
+}
+
+/** Applies a port option over an address unless the address came from a stronger source. */
+function withPort(addr: Resolved, port: Resolved): Address {
+  const base = addr.value as Address;
+  if (port.value === null || RANK[port.source] < RANK[addr.source]) return base;
+  return { host: base.host, port: port.value as number };
+}
+
+/** Typed reads of resolved values (a mismatch with the flag table is a programming error). */
+function reader(values: ReadonlyMap<string, Resolved>) {
+  const get = (name: string, type: string): unknown => {
+    const value = (values.get(name) ?? { value: undefined }).value;
+    if (typeof value !== type && !(value === null && type === 'string')) {
+      throw new Error(`config: ${name} is ${typeof value}, expected ${type}`);
+    }
+    return value;
+  };
+  return {
+    bool: (name: string) => get(name, 'boolean') as boolean,
+    num: (name: string) => get(name, 'number') as number,
+    str: (name: string) => get(name, 'string') as string | null,
+    list: (name: string) => (values.get(name) as Resolved).value as string[],
+    at: (name: string) => values.get(name) as Resolved,
+  };
+}
+
+/** Cross-option rules that one value alone cannot check. */
+function checkCombinations(r: ReturnType<typeof reader>): void {
+  const watch = r.at('watch-rules');
+  if (watch.value === true && r.str('rules-dir') === null) {
+    throw new ConfigError(`${watch.label} requires --rules-dir (or SVC_RULES_DIR)`);
+  }
+  const cert = r.at('grpc-tls-cert');
+  const key = r.at('grpc-tls-key');
+  if ((cert.value === null) !== (key.value === null)) {
+    const given = cert.value === null ? key : cert;
+    const missing = cert.value === null ? flagDef('grpc-tls-cert') : flagDef('grpc-tls-key');
+    throw new ConfigError(`${given.label} requires --${missing.name} (or ${missing.env}): give both or neither`);
+  }
+  const require = r.at('signature-require');
+  if (require.value === true && !r.bool('signature-enabled')) {
+    throw new ConfigError(`${require.label} requires --signature-enabled (or SVC_SIGNATURE_ENABLED)`);
+  }
+}
+
+/** The default instance id: `svc-` and 12 hex digits. */
+function randomInstanceId(randomBytes: (size: number) => Uint8Array): string {
+  return `svc-${Buffer.from(randomBytes(6)).toString('hex')}`;
+}
+
+/** Freezes an object and everything reachable from it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/**
+ * Parses the server configuration. `argv` excludes node and the script
+ * (`process.argv.slice(2)`); `env` is usually `process.env`.
+ * Throws `ConfigError` for a bad value, an unknown flag or a bad combination, and
+ * `ConfigExit` for `--help`/`--version`.
+ */
+export function parseConfig(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  options: ParseOptions = {},
+): Config {
+  const cli = parseCommandLine(argv, options.version ?? VERSION);
+  const values = new Map<string, Resolved>(FLAGS.map((def) => [def.name, resolve(def, cli, env)]));
+  const r = reader(values);
+  checkCombinations(r);
+  const config: Config = {
+    httpAddr: withPort(r.at('http-addr'), r.at('port')),
+    grpcAddr: withPort(r.at('grpc-addr'), r.at('grpc-port')),
+    udsPath: r.str('uds-path'),
+    disableHttp: r.bool('disable-http'),
+    disableGrpc: r.bool('disable-grpc'),
+    grpcTlsCert: r.str('grpc-tls-cert'),
+    grpcTlsKey: r.str('grpc-tls-key'),
+    maxRequestBodyBytes: r.num('max-request-body-bytes'),
+    requestTimeoutSecs: r.num('request-timeout-secs'),
+    shutdownTimeoutSecs: r.num('shutdown-timeout-secs'),
+    debugMode: r.bool('debug-mode'),
+    rulesDir: r.str('rules-dir'),
+    maxVersions: r.num('max-versions'),
+    executionTimeoutMs: r.num('execution-timeout-ms'),
+    maxSteps: r.num('max-steps'),
+    maxBatchSize: r.num('max-batch-size'),
+    auditDir: r.str('audit-dir'),
+    auditSampleRate: r.num('audit-sample-rate'),
+    metricsEnabled: r.bool('metrics-enabled'),
+    role: r.str('role') as Role,
+    writerAddr: r.str('writer-addr'),
+    watchRules: r.bool('watch-rules'),
+    watchPoll: r.bool('watch-poll'),
+    watchPollIntervalMs: r.num('watch-poll-interval-ms'),
+    syncUrl: r.str('sync-url'),
+    syncSubjectPrefix: r.str('sync-subject-prefix') as string,
+    instanceId: r.str('instance-id') ?? randomInstanceId(options.randomBytes ?? nodeRandomBytes),
+    republishIntervalSecs: r.num('republish-interval-secs'),
+    signatureEnabled: r.bool('signature-enabled'),
+    signatureRequire: r.bool('signature-require'),
+    signatureTrustedKeys: r.list('signature-trusted-keys'),
+    signatureTrustedKeysFile: r.str('signature-trusted-keys-file'),
+    signatureAllowUnsignedLocal: r.bool('signature-allow-unsigned-local'),
+    multiTenancyEnabled: r.bool('multi-tenancy-enabled'),
+    logLevel: r.str('log-level') as LogLevel,
+    serviceName: r.str('service-name') as string,
+    otlpEndpoint: r.str('otlp-endpoint'),
+  };
+  return deepFreeze(config);
+}
+
+/** The `--help` text (what `svc-server --help` prints). */
+export function helpText(version: string = VERSION): string {
+  try {
+    parseCommandLine(['--help'], version);
+  } catch (err) {
+    if (err instanceof ConfigExit) return err.output;
+    throw err;
+  }
+  throw new Error('unreachable: --help did not exit');
+}

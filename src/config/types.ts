@@ -1,0 +1,70 @@
+/** The shape of the parsed server configuration (built by `parseConfig` in config.ts). */
+import type { Address } from './values.js';
+
+/** Server log verbosity. */
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+/** Instance role (SPEC "Instance roles"). */
+export type Role = 'standalone' | 'writer' | 'reader';
+
+/** The whole server configuration; see docs/configuration.md for each field's flag. */
+export interface Config {
+  // Network
+  /** HTTP bind address, with `-p/--port` already applied. */
+  readonly httpAddr: Address;
+  /** gRPC bind address, with `--grpc-port` already applied. */
+  readonly grpcAddr: Address;
+  /** Unix socket for the gRPC service, or null. */
+  readonly udsPath: string | null;
+  readonly disableHttp: boolean;
+  readonly disableGrpc: boolean;
+  /** PEM certificate and key for gRPC TLS: both set or both null. */
+  readonly grpcTlsCert: string | null;
+  readonly grpcTlsKey: string | null;
+  readonly maxRequestBodyBytes: number;
+  /** 0 disables the request timeout. */
+  readonly requestTimeoutSecs: number;
+  readonly shutdownTimeoutSecs: number;
+  readonly debugMode: boolean;
+  // Storage
+  /** Persistence directory; null means memory-only. */
+  readonly rulesDir: string | null;
+  readonly maxVersions: number;
+  // Execution
+  /** Default execution timeout; 0 disables. */
+  readonly executionTimeoutMs: number;
+  readonly maxSteps: number;
+  readonly maxBatchSize: number;
+  // Audit and metrics
+  readonly auditDir: string | null;
+  /** Initial execution audit sample rate, percent 0-100. */
+  readonly auditSampleRate: number;
+  readonly metricsEnabled: boolean;
+  // Roles and sync
+  readonly role: Role;
+  readonly writerAddr: string | null;
+  /** True only together with a `rulesDir`. */
+  readonly watchRules: boolean;
+  readonly watchPoll: boolean;
+  readonly watchPollIntervalMs: number;
+  readonly syncUrl: string | null;
+  readonly syncSubjectPrefix: string;
+  /** Given, or `svc-` + 12 random hex digits. */
+  readonly instanceId: string;
+  /** 0 disables periodic re-publishing. */
+  readonly republishIntervalSecs: number;
+  // Signatures
+  readonly signatureEnabled: boolean;
+  /** True only together with `signatureEnabled`. */
+  readonly signatureRequire: boolean;
+  /** Base64 public keys from `--signature-trusted-keys` (not yet decoded or checked). */
+  readonly signatureTrustedKeys: readonly string[];
+  readonly signatureTrustedKeysFile: string | null;
+  readonly signatureAllowUnsignedLocal: boolean;
+  // Tenancy
+  readonly multiTenancyEnabled: boolean;
+  // Observability
+  readonly logLevel: LogLevel;
+  readonly serviceName: string;
+  readonly otlpEndpoint: string | null;
+}

@@ -1,0 +1,203 @@
+/**
+ * The Prometheus metrics of SPEC.md "GET /metrics", exactly those, on a private prom-client
+ * Registry (no default process metrics, nothing global). Recording is on the execution hot
+ * path: each ruleset has a cached handle (`ruleset(name)`) of plain counters and bucket
+ * arrays, exported at scrape time (see metric-families.ts).
+ */
+import { Counter, Gauge, Registry } from 'prom-client';
+import { HistogramData, registerCounterFamily, registerHistogramFamily } from './metric-families.js';
+
+/** Buckets for executions and evaluations: 1 µs to 1 s (seconds). */
+export const EXECUTION_BUCKETS: readonly number[] = [
+  0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+  0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+];
+
+/** Buckets for rule compilation: 10 µs to 5 s (seconds). */
+export const COMPILATION_BUCKETS: readonly number[] = [
+  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+  2.5, 5,
+];
+
+/** Options of `Metrics`. */
+export interface MetricsOptions {
+  /** Server version, the `version` label of `svc_info`. */
+  readonly version: string;
+  /** Clock in epoch milliseconds; default `Date.now`. */
+  readonly now?: () => number;
+  /** Process start in epoch milliseconds (for `svc_uptime_seconds`); default `now()` at construction. */
+  readonly startTime?: number;
+  /** Number of loaded rules, read at every scrape; default 0 until `setRulesCount` is called. */
+  readonly rulesCount?: () => number;
+}
+
+/** Accumulated numbers of one ruleset; `record` is the cheap hot-path call. */
+export class RulesetMetrics {
+  /** Successful and failed executions. */
+  success = 0;
+  error = 0;
+  /** Terminal result code → count (a boxed number, so a known code costs one Map lookup). */
+  readonly codes = new Map<string, { n: number }>();
+  readonly duration = new HistogramData(EXECUTION_BUCKETS);
+  readonly compilation = new HistogramData(COMPILATION_BUCKETS);
+
+  /** @internal Made by `Metrics.ruleset`. */
+  constructor(readonly name: string) {}
+
+  /** Records one execution: its duration in seconds, its outcome and (on success) its terminal code. */
+  record(seconds: number, ok: boolean, code?: string): void {
+    if (ok) this.success++;
+    else this.error++;
+    this.duration.observe(seconds);
+    if (ok && code !== undefined) {
+      const box = this.codes.get(code);
+      if (box === undefined) this.codes.set(code, { n: 1 });
+      else box.n++;
+    }
+  }
+
+  /** Records how long compiling this ruleset took, in seconds. */
+  compiled(seconds: number): void {
+    this.compilation.observe(seconds);
+  }
+}
+
+/** Every metric of the service, rendered by `GET /metrics`. */
+export class Metrics {
+  /** The private registry (exposed for tests and for adding a metric in one place). */
+  readonly registry = new Registry();
+  /** Content-Type of `render()`'s text. */
+  readonly contentType: string = this.registry.contentType;
+
+  private readonly now: () => number;
+  private readonly startTime: number;
+  private rulesCount: () => number;
+  private active = 0;
+  private readonly rulesets = new Map<string, RulesetMetrics>();
+  private evalSuccess = 0;
+  private evalError = 0;
+  private readonly evalDuration = new HistogramData(EXECUTION_BUCKETS);
+
+  constructor(options: MetricsOptions) {
+    this.now = options.now ?? Date.now;
+    this.startTime = options.startTime ?? this.now();
+    this.rulesCount = options.rulesCount ?? (() => 0);
+    const registry = this.registry;
+    const registers = [registry];
+    const self = this;
+
+    // Spec order: info, uptime, rules, executions, execution duration, terminal results,
+    // eval total, eval duration, active executions, compilation duration.
+    new Gauge({ name: 'svc_info', help: 'Server information, value 1', labelNames: ['version'], registers }).set(
+      { version: options.version },
+      1,
+    );
+    new Counter({
+      name: 'svc_uptime_seconds',
+      help: 'Uptime in seconds',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(Math.max(0, (self.now() - self.startTime) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'svc_rules_total',
+      help: 'Number of loaded rules',
+      registers,
+      collect() {
+        this.set(self.rulesCount());
+      },
+    });
+    registerCounterFamily(registry, 'svc_executions_total', 'Executions', function* () {
+      for (const r of self.rulesets.values()) {
+        yield [{ ruleset: r.name, result: 'success' }, r.success];
+        yield [{ ruleset: r.name, result: 'error' }, r.error];
+      }
+    });
+    registerHistogramFamily(registry, 'svc_execution_duration_seconds', 'Execution duration', function* () {
+      for (const r of self.rulesets.values()) if (r.duration.count > 0) yield [{ ruleset: r.name }, r.duration];
+    });
+    registerCounterFamily(registry, 'svc_terminal_results_total', 'Terminal result distribution', function* () {
+      for (const r of self.rulesets.values()) {
+        for (const [code, box] of r.codes) yield [{ ruleset: r.name, code }, box.n];
+      }
+    });
+    registerCounterFamily(registry, 'svc_eval_total', 'Expression evaluations', function* () {
+      yield [{ result: 'success' }, self.evalSuccess];
+      yield [{ result: 'error' }, self.evalError];
+    });
+    registerHistogramFamily(registry, 'svc_eval_duration_seconds', 'Evaluation duration', function* () {
+      yield [{}, self.evalDuration];
+    });
+    new Gauge({
+      name: 'svc_active_executions',
+      help: 'Executions currently running',
+      registers,
+      collect() {
+        this.set(self.active);
+      },
+    });
+    registerHistogramFamily(registry, 'svc_compilation_duration_seconds', 'Rule compilation duration', function* () {
+      for (const r of self.rulesets.values()) if (r.compilation.count > 0) yield [{ ruleset: r.name }, r.compilation];
+    });
+  }
+
+  /** Replaces the source of `svc_rules_total` (the store exists after the metrics). */
+  setRulesCount(count: () => number): void {
+    this.rulesCount = count;
+  }
+
+  /**
+   * The handle of one ruleset, created on first use (its success and error execution
+   * counters then show 0). Hold it, or call `recordExecution`, which looks it up.
+   */
+  ruleset(name: string): RulesetMetrics {
+    let handle = this.rulesets.get(name);
+    if (handle === undefined) {
+      handle = new RulesetMetrics(name);
+      this.rulesets.set(name, handle);
+    }
+    return handle;
+  }
+
+  /** Records one execution of `ruleset` (seconds; `code` is the terminal code when ok). */
+  recordExecution(ruleset: string, seconds: number, ok: boolean, code?: string): void {
+    this.ruleset(ruleset).record(seconds, ok, code);
+  }
+
+  /** Records one `/eval` evaluation (seconds). */
+  recordEval(seconds: number, ok: boolean): void {
+    if (ok) this.evalSuccess++;
+    else this.evalError++;
+    this.evalDuration.observe(seconds);
+  }
+
+  /** One more execution running (`svc_active_executions`). */
+  activeInc(): void {
+    this.active++;
+  }
+
+  /** One execution fewer running (never below 0). */
+  activeDec(): void {
+    if (this.active > 0) this.active--;
+  }
+
+  /** Records how long compiling `ruleset` took (seconds). */
+  observeCompilation(ruleset: string, seconds: number): void {
+    this.ruleset(ruleset).compiled(seconds);
+  }
+
+  /**
+   * Drops every series of a deleted ruleset, so deleted names do not linger in scrapes.
+   * A handle held elsewhere keeps counting but is no longer exported.
+   */
+  forgetRuleset(name: string): void {
+    this.rulesets.delete(name);
+  }
+
+  /** The exposition text of every metric. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
