@@ -1,0 +1,25 @@
+/**
+ * The expression language (DECISIONS.md 2, docs/expressions.md): parse, compile to closures,
+ * fold constants, render, evaluate, and the value semantics shared with the filter.
+ */
+export type * from './ast.js';
+export * from './errors.js';
+export { parse } from './parser.js';
+export { compile, type CompiledExpr, type CompileOptions, type Vars } from './compile.js';
+export { fold } from './fold.js';
+export { render, renderPath } from './render.js';
+export { evaluate, type EvaluateResult } from './evaluate.js';
+export {
+  FUNCTIONS,
+  applyBinary,
+  applyUnary,
+  callFunction,
+  compareStrings,
+  compareValues,
+  jsonEquals,
+  readPath,
+  truthy,
+  typeName,
+  type FunctionSpec,
+} from './semantics.js';
+export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './limits.js';
