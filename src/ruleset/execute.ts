@@ -1,0 +1,210 @@
+/**
+ * Executes a compiled ruleset against an input (SPEC.md "States and transitions", DECISIONS.md
+ * 1 and 3): walks the plan from the entry step to a terminal and returns code, message, output
+ * and duration; the trace only when asked.
+ *
+ * This is the product's hot path. Pure: the clock and the log sink come in as options.
+ */
+import type { JsonValue } from '../expr/ast.js';
+import { truthy, type Vars } from '../expr/index.js';
+import { setOwn } from './json.js';
+import { ACTION, DECISION, SET_VARIABLE, TERMINAL, type ExecutionPlan, type LogLevel, type PlanNode } from './plan.js';
+import type { CompiledRuleset } from './compile.js';
+import { ExecutionError, type ExecutionResult, type TraceStep } from './result.js';
+
+/** Receives the lines written by `log` actions. Fields: `{ruleset, step}`. */
+export type LogSink = (level: LogLevel, message: string, fields: Record<string, unknown>) => void;
+
+/** Options of one execution. Build them once and reuse them: the hot path allocates none. */
+export interface ExecuteOptions {
+  /** Include the trace (and measure each step). Default false. */
+  trace?: boolean;
+  /** Milliseconds, fractional, monotonic (like `performance.now`). */
+  clock: () => number;
+  /** Timeout in ms used when the ruleset has no `timeout_ms`; 0 disables. */
+  timeoutMs: number;
+  /** More visited steps than this is a STEP_LIMIT error (ends cycles). 0 or less: no limit. */
+  maxSteps: number;
+  /** Sink of `log` actions; without it they are dropped. */
+  log?: LogSink;
+}
+
+/**
+ * Timeout check period in visited steps. NOTE: DECISIONS.md 3 / SPEC "Limits": the timeout is
+ * checked every 16 steps (first at the 16th), so an untraced execution reads the clock only
+ * at its start, its end and those checks.
+ */
+const CHECK_MASK = 15;
+
+/** Runs `compiled` on `input`. Throws `ExecutionError` (code says which failure). */
+export function execute(compiled: CompiledRuleset, input: unknown, options: ExecuteOptions): ExecutionResult {
+  const plan = compiled._plan;
+  const clock = options.clock;
+  const start = clock();
+  const timeoutMs = plan.timeoutMs >= 0 ? plan.timeoutMs : options.timeoutMs;
+  const maxSteps = options.maxSteps > 0 ? options.maxSteps : Infinity;
+  if (options.trace === true) return executeTraced(plan, input, options, start, timeoutMs, maxSteps);
+
+  // NOTE (speed): no variables object unless the ruleset sets variables.
+  const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
+  let node = plan.entry;
+  let visited = 1;
+  // NOTE (speed): one try around the whole walk, not one per branch; `node` is still the
+  // decision node whose test threw when the catch runs (see `failed`).
+  try {
+    for (;;) {
+      const kind = node.kind;
+      if (kind === DECISION) {
+        const v = node.test(input, vars);
+        // Conditions mostly yield booleans: test those without calling truthy.
+        node = (v === true || (v !== false && truthy(v)) ? node.then : node.else)!;
+        if (node.cont) continue; // a later branch of the same step, or NO_MATCH
+      } else if (kind === ACTION) {
+        node = act(node, input, vars, plan, options.log);
+      } else if (kind === TERMINAL) {
+        break;
+      } else {
+        throw noMatch(node);
+      }
+      visited++;
+      if (visited > maxSteps) throw stepLimit(maxSteps, node);
+      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && clock() - start >= timeoutMs) throw timedOut(timeoutMs, node);
+    }
+  } catch (err) {
+    throw failed(node, err);
+  }
+  const output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
+  const end = clock();
+  // NOTE (speed): one literal shape for every untraced result. `output` may be the terminal's
+  // shared frozen static output (when it has no output expressions): callers must not mutate it.
+  return { code: node.code, message: node.message, output: output as Record<string, JsonValue>, duration_us: micros(end - start) };
+}
+
+/**
+ * The traced walk: one clock read per step (its end is the next step's start). NOTE (speed): it
+ * repeats the walk of `execute` instead of sharing it, so the untraced loop carries no trace
+ * bookkeeping; the golden cases run every scenario both ways.
+ */
+function executeTraced(
+  plan: ExecutionPlan,
+  input: unknown,
+  options: ExecuteOptions,
+  start: number,
+  timeoutMs: number,
+  maxSteps: number,
+): ExecutionResult {
+  const clock = options.clock;
+  const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
+  const ids: string[] = [];
+  const steps: TraceStep[] = [];
+  let node = plan.entry;
+  let head = node;
+  let visited = 1;
+  let last = start;
+  try {
+    for (;;) {
+      const kind = node.kind;
+      if (kind === DECISION) {
+        const v = node.test(input, vars);
+        node = (v === true || (v !== false && truthy(v)) ? node.then : node.else)!;
+        if (node.cont) continue;
+      } else if (kind === ACTION) {
+        node = act(node, input, vars, plan, options.log);
+      } else if (kind === TERMINAL) {
+        break;
+      } else {
+        throw noMatch(node);
+      }
+      const now = clock();
+      ids.push(head.id);
+      steps.push({ id: head.id, name: head.name, duration_us: micros(now - last) });
+      last = now;
+      head = node;
+      visited++;
+      if (visited > maxSteps) throw stepLimit(maxSteps, node);
+      // The last read is recent enough: tracing adds no extra read for the timeout check.
+      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && last - start >= timeoutMs) throw timedOut(timeoutMs, node);
+    }
+  } catch (err) {
+    throw failed(node, err);
+  }
+  const output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
+  const end = clock();
+  ids.push(node.id);
+  steps.push({ id: node.id, name: node.name, duration_us: micros(end - last) });
+  return {
+    code: node.code,
+    message: node.message,
+    output: output as Record<string, JsonValue>,
+    duration_us: micros(end - start),
+    trace: { path: ids.join(' -> '), steps },
+  };
+}
+
+/** An error thrown during the walk: execution errors pass; a branch test's error is wrapped. */
+function failed(node: PlanNode, err: unknown): unknown {
+  if (err instanceof ExecutionError) return err;
+  return evaluationError(node, `branch ${node.branch}`, err);
+}
+
+/** Action step: its actions in order, then `next_step`. */
+function act(step: PlanNode, input: unknown, vars: Vars | null, plan: ExecutionPlan, log: LogSink | undefined): PlanNode {
+  const actions = step.actions;
+  for (let i = 0; i < actions.length; i++) {
+    const a = actions[i]!;
+    if (a.kind === SET_VARIABLE) {
+      let value: JsonValue;
+      try {
+        value = a.fn!(input, vars);
+      } catch (err) {
+        throw evaluationError(step, `action ${i} (set_variable '${a.name}')`, err);
+      }
+      (vars as Vars)[a.name] = value;
+    } else if (log !== undefined) {
+      try {
+        log(a.level, a.message, { ruleset: plan.name, step: step.id });
+      } catch {
+        // A failing log sink must not fail the execution.
+      }
+    }
+  }
+  return step.next!;
+}
+
+/** Terminal output: static keys, then the output expressions (which win over a static key). */
+function evaluateOutput(step: PlanNode, input: unknown, vars: Vars | null): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  const staticKeys = step.staticKeys;
+  for (let i = 0; i < staticKeys.length; i++) setOwn(out, staticKeys[i]!, step.staticOutput[staticKeys[i]!]!);
+  const keys = step.outKeys;
+  const fns = step.outFns;
+  let i = 0;
+  try {
+    for (; i < keys.length; i++) setOwn(out, keys[i]!, fns[i]!(input, vars));
+  } catch (err) {
+    throw evaluationError(step, `output '${keys[i]}'`, err);
+  }
+  return out;
+}
+
+function evaluationError(step: PlanNode, where: string, err: unknown): ExecutionError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new ExecutionError('EVALUATION_ERROR', `step '${step.id}' ${where}: ${reason}`, step.id);
+}
+
+function noMatch(node: PlanNode): ExecutionError {
+  return new ExecutionError('NO_MATCHING_BRANCH', `step '${node.id}': no branch condition is true and there is no default_next`, node.id);
+}
+
+function stepLimit(maxSteps: number, step: PlanNode): ExecutionError {
+  return new ExecutionError('STEP_LIMIT', `step limit of ${maxSteps} exceeded at step '${step.id}' (the ruleset may loop)`, step.id);
+}
+
+function timedOut(timeoutMs: number, step: PlanNode): ExecutionError {
+  return new ExecutionError('TIMEOUT', `execution timed out after ${timeoutMs} ms`, step.id, timeoutMs);
+}
+
+/** Milliseconds to whole microseconds (never negative). */
+function micros(ms: number): number {
+  return ms > 0 ? Math.round(ms * 1000) : 0;
+}

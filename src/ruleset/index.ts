@@ -1,0 +1,20 @@
+/**
+ * Rulesets: document model, validation, compilation and execution. Pure (no `node:*`, no
+ * logger, no clock): the clock, the trace switch and the log sink are execution options.
+ */
+export * from './model.js';
+export * from './result.js';
+export { validateRuleset } from './validate.js';
+export {
+  compileRuleset,
+  type ActionInfo,
+  type ActionStepInfo,
+  type BranchInfo,
+  type CompiledRuleset,
+  type DecisionInfo,
+  type OutputInfo,
+  type StepInfo,
+  type TerminalInfo,
+} from './compile.js';
+export { execute, type ExecuteOptions, type LogSink } from './execute.js';
+export type { LogLevel } from './plan.js';

@@ -1,0 +1,243 @@
+/**
+ * Structural validation of a ruleset document (DECISIONS.md 1 "Structural validity").
+ * Every problem is reported at once, each with its location, e.g.
+ * `steps.check.branches[1].condition: unexpected ')' at 14`.
+ *
+ * `analyzeRuleset` is the shared worker: besides the problems it returns a JSON copy of the
+ * document (without `_signature`) and every expression parsed and compiled, so `compileRuleset`
+ * does not parse twice.
+ */
+import type { JsonValue } from '../expr/ast.js';
+import { copyJson, isPlainObject, joinKey, setOwn } from './json.js';
+import { parseExpression, type ParsedExpression } from './expressions.js';
+import { isValidRulesetName, type FieldMissing } from './model.js';
+import type { Problem } from './result.js';
+
+/** Location used for a problem with the document as a whole. */
+export const ROOT_PATH = 'ruleset';
+
+/** Valid `set_variable` name: what the expression language reads as `$name`. */
+export const VARIABLE_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const LOG_LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'warn', 'error']);
+
+type JsonObject = Record<string, JsonValue>;
+
+/** What `analyzeRuleset` found. */
+export interface Analysis {
+  /** Every problem, in document order. Empty when the document is valid. */
+  readonly problems: Problem[];
+  /** JSON copy of the document without `_signature`; null when the document is not an object. */
+  readonly doc: JsonObject | null;
+  /** Every parsed expression by its location (`steps.s.branches[0].condition`, ...). */
+  readonly exprs: ReadonlyMap<string, ParsedExpression>;
+  /** `config.field_missing`, default `lenient`. */
+  readonly fieldMissing: FieldMissing;
+  /** True when some action step has a `set_variable` action. */
+  readonly hasVariables: boolean;
+}
+
+/** Returns every structural problem of a ruleset document (empty when it is valid). */
+export function validateRuleset(doc: unknown): Problem[] {
+  return analyzeRuleset(doc).problems;
+}
+
+/** Validates a document and parses its expressions (see the module comment). */
+export function analyzeRuleset(doc: unknown): Analysis {
+  const problems: Problem[] = [];
+  const add = (path: string, message: string): void => {
+    problems.push({ path, message });
+  };
+  if (!isPlainObject(doc)) {
+    add(ROOT_PATH, 'must be a JSON object with config and steps');
+    return { problems, doc: null, exprs: new Map(), fieldMissing: 'lenient', hasVariables: false };
+  }
+  // The copy proves the whole document is JSON and detaches it from the caller's object.
+  const copy: JsonObject = {};
+  for (const key of Object.keys(doc)) {
+    if (key === '_signature' || doc[key] === undefined) continue;
+    setOwn(copy, key, copyJson(doc[key], joinKey('', key), add, 1));
+  }
+  const checker = new Checker(add);
+  checker.run(copy);
+  return { problems, doc: copy, exprs: checker.exprs, fieldMissing: checker.fieldMissing, hasVariables: checker.hasVariables };
+}
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** One validation pass over a JSON copy of a document. */
+class Checker {
+  readonly exprs = new Map<string, ParsedExpression>();
+  fieldMissing: FieldMissing = 'lenient';
+  hasVariables = false;
+  /** Step ids, or null when `steps` is not an object (targets cannot be judged then). */
+  private stepIds: ReadonlySet<string> | null = null;
+
+  constructor(private readonly add: (path: string, message: string) => void) {}
+
+  run(doc: JsonObject): void {
+    const steps = doc['steps'];
+    if (isObject(steps)) this.stepIds = new Set(Object.keys(steps));
+    this.checkConfig(doc['config']);
+    if (steps === undefined) this.add('steps', 'required');
+    else if (!isObject(steps)) this.add('steps', 'must be an object mapping step ids to steps');
+    else for (const id of Object.keys(steps)) this.checkStep(id, steps[id] as JsonValue);
+  }
+
+  private checkConfig(config: JsonValue | undefined): void {
+    if (config === undefined) {
+      this.add('config', 'required');
+      return;
+    }
+    if (!isObject(config)) {
+      this.add('config', 'must be an object');
+      return;
+    }
+    const { name, version, description, entry_step: entry, field_missing: fm, timeout_ms: timeout } = config;
+    if (name === undefined) this.add('config.name', 'required');
+    else if (!isValidRulesetName(name)) {
+      this.add('config.name', "must be 1-128 characters of A-Z a-z 0-9 _ - . and not start with '.'");
+    }
+    if (version !== undefined && typeof version !== 'string') this.add('config.version', 'must be a string');
+    // NOTE: a null description means "none" (list entries show null), so it is accepted.
+    if (description !== undefined && description !== null && typeof description !== 'string') {
+      this.add('config.description', 'must be a string');
+    }
+    this.checkRef(entry, 'config.entry_step', true);
+    if (fm === 'lenient' || fm === 'strict') this.fieldMissing = fm;
+    else if (fm !== undefined) this.add('config.field_missing', 'must be lenient or strict');
+    if (timeout !== undefined && !(typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout >= 0)) {
+      this.add('config.timeout_ms', 'must be a non-negative integer');
+    }
+  }
+
+  private checkStep(id: string, step: JsonValue): void {
+    const at = joinKey('steps', id);
+    if (id === '') this.add(at, 'step id must not be empty');
+    if (!isObject(step)) {
+      this.add(at, 'must be an object');
+      return;
+    }
+    if (step['id'] !== undefined && step['id'] !== id) this.add(`${at}.id`, `must equal its key '${id}'`);
+    if (step['name'] !== undefined && typeof step['name'] !== 'string') this.add(`${at}.name`, 'must be a string');
+    const type = step['type'];
+    switch (type) {
+      case 'decision':
+        this.checkDecision(at, step);
+        break;
+      case 'action':
+        this.checkAction(at, step);
+        break;
+      case 'terminal':
+        this.checkTerminal(at, step);
+        break;
+      default:
+        this.add(`${at}.type`, 'must be decision, action or terminal');
+    }
+  }
+
+  private checkDecision(at: string, step: JsonObject): void {
+    const branches = step['branches'];
+    if (branches === undefined) this.add(`${at}.branches`, 'required (an array, may be empty)');
+    else if (!Array.isArray(branches)) this.add(`${at}.branches`, 'must be an array');
+    else {
+      branches.forEach((branch, i) => {
+        const bat = `${at}.branches[${i}]`;
+        if (!isObject(branch)) {
+          this.add(bat, 'must be an object with condition and next_step');
+          return;
+        }
+        this.checkExpr(branch['condition'], `${bat}.condition`);
+        this.checkRef(branch['next_step'], `${bat}.next_step`, true);
+      });
+    }
+    this.checkRef(step['default_next'], `${at}.default_next`, false);
+  }
+
+  private checkAction(at: string, step: JsonObject): void {
+    const actions = step['actions'];
+    if (actions === undefined) this.add(`${at}.actions`, 'required (an array, may be empty)');
+    else if (!Array.isArray(actions)) this.add(`${at}.actions`, 'must be an array');
+    else actions.forEach((action, i) => this.checkOneAction(`${at}.actions[${i}]`, action));
+    this.checkRef(step['next_step'], `${at}.next_step`, true);
+  }
+
+  private checkOneAction(at: string, action: JsonValue): void {
+    if (!isObject(action)) {
+      this.add(at, 'must be an object');
+      return;
+    }
+    const kind = action['action'];
+    if (kind === 'set_variable') {
+      this.hasVariables = true;
+      const name = action['name'];
+      if (name === undefined) this.add(`${at}.name`, 'required');
+      else if (typeof name !== 'string' || !VARIABLE_NAME_RE.test(name)) {
+        this.add(`${at}.name`, 'must be a variable name: letters, digits and _, not starting with a digit (read as $name)');
+      }
+      this.checkExpr(action['value'], `${at}.value`);
+    } else if (kind === 'log') {
+      const message = action['message'];
+      if (message === undefined) this.add(`${at}.message`, 'required');
+      else if (typeof message !== 'string') this.add(`${at}.message`, 'must be a string');
+      const level = action['level'];
+      if (level !== undefined && !(typeof level === 'string' && LOG_LEVELS.has(level))) {
+        this.add(`${at}.level`, 'must be debug, info, warn or error');
+      }
+    } else {
+      this.add(`${at}.action`, kind === undefined ? 'required (set_variable or log)' : 'must be set_variable or log');
+    }
+  }
+
+  private checkTerminal(at: string, step: JsonObject): void {
+    const result = step['result'];
+    if (result === undefined) this.add(`${at}.result`, 'required (an object with code)');
+    else if (!isObject(result)) this.add(`${at}.result`, 'must be an object');
+    else {
+      const { code, message } = result;
+      if (code === undefined) this.add(`${at}.result.code`, 'required');
+      else if (typeof code !== 'string' || code === '') this.add(`${at}.result.code`, 'must be a non-empty string');
+      if (message !== undefined && typeof message !== 'string') this.add(`${at}.result.message`, 'must be a string');
+      if (Object.hasOwn(result, '__proto__')) this.add(joinKey(`${at}.result`, '__proto__'), "the key '__proto__' is not allowed");
+    }
+    const output = step['output'];
+    if (output === undefined) return;
+    if (!isObject(output)) {
+      this.add(`${at}.output`, 'must be an object mapping output keys to expressions');
+      return;
+    }
+    for (const key of Object.keys(output)) {
+      const kat = joinKey(`${at}.output`, key);
+      if (key === '__proto__') this.add(kat, "the key '__proto__' is not allowed");
+      else this.checkExpr(output[key], kat);
+    }
+  }
+
+  /** A step reference: must be a string naming a step. */
+  private checkRef(value: JsonValue | undefined, at: string, required: boolean): void {
+    if (value === undefined) {
+      if (required) this.add(at, 'required');
+    } else if (typeof value !== 'string') {
+      this.add(at, 'must be a step id (a string)');
+    } else if (this.stepIds !== null && !this.stepIds.has(value)) {
+      this.add(at, `unknown step '${value}'`);
+    }
+  }
+
+  /** An expression string: must parse (and pass the language's static checks). */
+  private checkExpr(value: JsonValue | undefined, at: string): void {
+    if (value === undefined) {
+      this.add(at, 'required');
+      return;
+    }
+    if (typeof value !== 'string') {
+      this.add(at, 'must be an expression string');
+      return;
+    }
+    const outcome = parseExpression(value, this.fieldMissing);
+    if (outcome.ok) this.exprs.set(at, outcome.expr);
+    else this.add(at, outcome.message);
+  }
+}
