@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+/**
+ * svc-server: parses the configuration, starts the server, and shuts it down gracefully on
+ * SIGTERM or SIGINT (the shutdown timeout counts from the signal). Wiring only.
+ */
+import { loadConfigOrExit } from '../config/index.js';
+import { createLogger } from '../observe/index.js';
+import { startServer } from '../server.js';
+
+const config = loadConfigOrExit(process.argv.slice(2), process.env);
+const logger = createLogger({ level: config.logLevel });
+
+// A closed stdout (audit lines) must not take the server down.
+process.stdout.on('error', (err) => logger.warn({ err: err.message }, 'stdout write failed'));
+
+try {
+  const server = await startServer(config, logger);
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, timeout_secs: config.shutdownTimeoutSecs }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.warn({ timeout_secs: config.shutdownTimeoutSecs }, 'shutdown timeout reached; exiting with work in flight');
+      process.exit(1);
+    }, config.shutdownTimeoutSecs * 1000);
+    deadline.unref();
+    server.close().then(
+      () => {
+        logger.info({}, 'stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err: (err as Error)?.message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+} catch (err) {
+  logger.error({ err: (err as Error)?.message ?? String(err) }, 'svc-server could not start');
+  process.exit(1);
+}

@@ -1,0 +1,119 @@
+/**
+ * Wiring: builds the store, observability, the façade and the transports from a Config,
+ * loads the rules dir, starts listening, and shuts everything down in order.
+ * No logic of its own lives here.
+ */
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Config } from './config/index.js';
+import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js';
+import { NO_METRICS } from './service/ports.js';
+import { RuleService } from './service/rule-service.js';
+import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/index.js';
+import { createStore } from './store/index.js';
+import { startSync } from './sync/index.js';
+import { buildHttpApp } from './transport/http/app.js';
+import { startGrpcServer } from './transport/grpc/server.js';
+import { VERSION } from './version.js';
+
+/** A started server. */
+export interface RunningServer {
+  readonly service: RuleService;
+  readonly logger: Logger;
+  /** `http://host:port`, when HTTP is on. */
+  readonly httpUrl: string | null;
+  /** Stops accepting, waits for in-flight work, writes `server_stopped`, closes files. */
+  close(): Promise<void>;
+}
+
+/** Starts a server from a parsed config. Rejects (after logging) when it cannot start. */
+export async function startServer(config: Config, logger: Logger = createLogger({ level: config.logLevel })): Promise<RunningServer> {
+  const startedAt = Date.now();
+  await initSvcCodec();
+  const signature: SignaturePolicy = {
+    enabled: config.signatureEnabled,
+    require: config.signatureRequire,
+    trustedKeys: config.signatureEnabled
+      ? loadTrustedKeys({ list: config.signatureTrustedKeys, file: config.signatureTrustedKeysFile })
+      : [],
+    allowUnsignedLocal: config.signatureAllowUnsignedLocal,
+  };
+
+  const store = createStore({ rulesDir: config.rulesDir, maxVersions: config.maxVersions, logger });
+  const metrics = config.metricsEnabled ? new Metrics({ version: VERSION, rulesCount: () => store.count() }) : null;
+  const audit = new AuditLog({ dir: config.auditDir ?? undefined, logger, sampleRate: config.auditSampleRate });
+  const service = new RuleService(
+    {
+      version: VERSION,
+      role: config.role,
+      writerAddr: config.writerAddr,
+      executionTimeoutMs: config.executionTimeoutMs,
+      maxSteps: config.maxSteps,
+      maxBatchSize: config.maxBatchSize,
+      signature,
+    },
+    {
+      store,
+      metrics: metrics ?? NO_METRICS,
+      audit,
+      sampler: audit.sampler,
+      logger,
+      clock: () => performance.now(),
+      now: Date.now,
+    },
+  );
+
+  const report = await store.load(service.prepareFile);
+  for (const skipped of report.skipped) logger.warn({ path: skipped.path, reason: skipped.reason }, 'skipped a rule file');
+  logger.info({ loaded: report.loaded, skipped: report.skipped.length, rules_dir: config.rulesDir }, 'rules loaded');
+
+  const closers: Array<() => Promise<void>> = [];
+  let httpUrl: string | null = null;
+  if (!config.disableHttp) {
+    const app = buildHttpApp(service, {
+      bodyLimit: config.maxRequestBodyBytes,
+      requestTimeoutMs: config.requestTimeoutSecs * 1000,
+      debugMode: config.debugMode,
+      multiTenancy: config.multiTenancyEnabled,
+      metrics: metrics ? async () => ({ contentType: metrics.contentType, body: await metrics.render() }) : undefined,
+      logger,
+    });
+    await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
+    const addr = app.server.address() as AddressInfo;
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    httpUrl = `http://${host}:${addr.port}`;
+    logger.info({ url: httpUrl }, 'http listening');
+    closers.push(() => app.close());
+  }
+  if (!config.disableGrpc || config.udsPath !== null) {
+    // gRPC on --grpc-addr and/or --uds-path (issue 5); a failed start closes what already listens.
+    try {
+      const grpc = await startGrpcServer(service, config, logger);
+      closers.push(() => grpc.close());
+    } catch (err) {
+      await Promise.allSettled(closers.map((c) => c()));
+      throw err;
+    }
+  }
+
+  // Rule synchronization (issue 7): file watcher and broker, once the listeners are up.
+  const sync = await startSync({ config, target: service, logger });
+  closers.push(() => sync.close());
+
+  audit.write('server_started', { version: VERSION, rules_count: store.count() });
+
+  let closing: Promise<void> | undefined;
+  return {
+    service,
+    logger,
+    httpUrl,
+    close() {
+      closing ??= (async () => {
+        await Promise.allSettled(closers.map((c) => c()));
+        audit.write('server_stopped', { uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) });
+        await audit.close();
+      })();
+      return closing;
+    },
+  };
+}

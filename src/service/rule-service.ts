@@ -1,0 +1,442 @@
+/**
+ * The `RuleService` façade (architecture guide, point 3): the one entry point of every
+ * operation. Transports decode, call one method and encode; the sync adapters call the
+ * `apply*` methods. Metrics and audit are recorded here, once for every transport.
+ */
+import { ExprRuntimeError, ExprSyntaxError, evaluate as evaluateExpression } from '../expr/index.js';
+import { generateFilter, parseFilterRequest } from '../filter/index.js';
+import { compileRuleset, execute as executeRuleset } from '../ruleset/index.js';
+import type { CompiledRuleset } from '../ruleset/compile.js';
+import type { ExecuteOptions } from '../ruleset/execute.js';
+import { DEFAULT_VERSION, isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
+import { ExecutionError, RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
+import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
+import type { PrepareFile, RuleRecord, RuleStore } from '../store/types.js';
+import { ServiceError } from './errors.js';
+import type { ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler } from './ports.js';
+import { RoleGuard, type Role } from './role-guard.js';
+import type {
+  BatchItem,
+  BatchResult,
+  CallContext,
+  EvalResult,
+  HeaderSignature,
+  HealthInfo,
+  PutResult,
+  RollbackResult,
+  RuleServiceApi,
+  RulesetInfo,
+  VersionsResult,
+} from './types.js';
+
+/** Settings of the façade (a slice of the server config). */
+export interface RuleServiceOptions {
+  readonly version: string;
+  readonly role: Role;
+  readonly writerAddr: string | null;
+  /** Default execution timeout (ms, 0 disables); a ruleset's `config.timeout_ms` wins. */
+  readonly executionTimeoutMs: number;
+  readonly maxSteps: number;
+  readonly maxBatchSize: number;
+  readonly signature: SignaturePolicy;
+  /** Readiness: how long the store read lock may take. */
+  readonly readyLockTimeoutMs?: number;
+}
+
+/** Collaborators of the façade. */
+export interface RuleServiceDeps {
+  readonly store: RuleStore;
+  readonly metrics: ServiceMetrics;
+  readonly audit: ServiceAudit;
+  readonly sampler: ServiceSampler;
+  readonly logger: ServiceLogger;
+  /** Monotonic clock in fractional milliseconds (performance.now). */
+  readonly clock: () => number;
+  /** Wall clock in milliseconds since the epoch (Date.now). */
+  readonly now: () => number;
+  /** Extra health fields (sync state), when sync is on. */
+  readonly syncStatus?: () => Record<string, unknown>;
+}
+
+/** Outcome of applying a change that came from the broker or the watcher. */
+export type ApplyOutcome = 'applied' | 'unchanged' | 'rejected';
+
+/** The façade. */
+export class RuleService implements RuleServiceApi {
+  private readonly guard: RoleGuard;
+  private readonly startedAt: number;
+  private readonly execPlain: ExecuteOptions;
+  private readonly execTraced: ExecuteOptions;
+  private syncStatusFn: (() => Record<string, unknown>) | undefined;
+
+  constructor(
+    readonly options: RuleServiceOptions,
+    private readonly deps: RuleServiceDeps,
+  ) {
+    this.guard = new RoleGuard(options.role, options.writerAddr);
+    this.startedAt = deps.now();
+    this.syncStatusFn = deps.syncStatus;
+    const log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) =>
+      deps.logger[level]({ ...fields, source: 'ruleset' }, message);
+    // NOTE: the two option objects are built once; the hot path allocates none.
+    this.execPlain = Object.freeze({ trace: false, clock: deps.clock, timeoutMs: options.executionTimeoutMs, maxSteps: options.maxSteps, log });
+    this.execTraced = Object.freeze({ ...this.execPlain, trace: true });
+  }
+
+  /** The store behind the façade (for wiring sync adapters). */
+  get store(): RuleStore {
+    return this.deps.store;
+  }
+
+  /** Installs the provider of the `sync` block of `/health`. */
+  setSyncStatus(fn: () => Record<string, unknown>): void {
+    this.syncStatusFn = fn;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  listRulesets(ctx: CallContext): RulesetInfo[] {
+    return this.deps.store.list(ctx.tenant).map((r) => ({
+      name: r.name,
+      version: r.version,
+      description: r.compiled.description,
+    }));
+  }
+
+  getRuleset(ctx: CallContext, name: string): RulesetDoc {
+    return this.record(ctx, name).doc;
+  }
+
+  async versions(ctx: CallContext, name: string): Promise<VersionsResult> {
+    const rec = this.record(ctx, name);
+    const versions = await this.deps.store.versions(ctx.tenant, name);
+    return { name, current_version: rec.version, versions };
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async putRuleset(ctx: CallContext, body: unknown, headerSignature?: HeaderSignature): Promise<PutResult> {
+    this.guard.assertWritable();
+    if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', 'request body must be a JSON object (a ruleset)');
+    const verdict = checkSignature(body, 'api', this.options.signature, headerSignature);
+    if (!verdict.ok) {
+      if (verdict.status === 400) throw new ServiceError('BAD_REQUEST', verdict.message);
+      throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
+    }
+    const record = this.compileRecord(ctx.tenant, body, headerBlock(headerSignature));
+    const outcome = await this.persist(() => this.deps.store.put(record, { origin: 'api' }));
+    if (outcome.created) {
+      this.deps.audit.write('rule_created', { rule_name: record.name, version: record.version, source_ip: ctx.sourceIp });
+    } else {
+      this.deps.audit.write('rule_updated', {
+        rule_name: record.name,
+        from_version: outcome.previous?.version ?? null,
+        to_version: record.version,
+        source_ip: ctx.sourceIp,
+      });
+    }
+    return { status: outcome.created ? 'created' : 'updated', name: record.name };
+  }
+
+  async deleteRuleset(ctx: CallContext, name: string): Promise<void> {
+    this.guard.assertWritable();
+    this.record(ctx, name);
+    const removed = await this.persist(() => this.deps.store.delete(ctx.tenant, name, { origin: 'api' }));
+    if (!removed) throw notFound(name);
+    this.deps.metrics.forgetRuleset(name);
+    this.deps.audit.write('rule_deleted', { rule_name: name, source_ip: ctx.sourceIp });
+  }
+
+  async rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult> {
+    this.guard.assertWritable();
+    const current = this.record(ctx, name);
+    if (this.deps.store.mode === 'memory') {
+      throw new ServiceError('BAD_REQUEST', 'version rollback is not available in memory-only mode (start the server with --rules-dir)');
+    }
+    if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 1) {
+      throw new ServiceError('BAD_REQUEST', 'seq must be a positive integer');
+    }
+    const doc = await this.deps.store.readVersion(ctx.tenant, name, seq);
+    if (!doc) throw new ServiceError('NOT_FOUND', `version ${seq} of ruleset '${name}' not found`);
+    const record = this.compileRecord(ctx.tenant, doc);
+    if (record.name !== name) throw new ServiceError('INTERNAL_ERROR', `stored version ${seq} names another ruleset`);
+    await this.persist(() => this.deps.store.put(record, { origin: 'api' }));
+    this.deps.audit.write('rule_rollback', {
+      rule_name: name,
+      from_version: current.version,
+      to_version: record.version,
+      seq,
+      source_ip: ctx.sourceIp,
+    });
+    return { status: 'rolled_back', name, from_version: current.version, to_version: record.version };
+  }
+
+  // ---------------------------------------------------------------- execution
+
+  execute(ctx: CallContext, name: string, input: unknown, trace: boolean): ExecutionResult {
+    const rec = this.record(ctx, name);
+    if (!isPlainObject(input)) throw new ServiceError('BAD_REQUEST', 'input must be a JSON object');
+    return this.run(ctx, rec, input, trace);
+  }
+
+  executeBatch(ctx: CallContext, name: string, inputs: unknown, trace: boolean): BatchResult {
+    const rec = this.record(ctx, name);
+    if (!Array.isArray(inputs)) throw new ServiceError('BAD_REQUEST', 'inputs must be an array of JSON objects');
+    if (inputs.length === 0) throw new ServiceError('BAD_REQUEST', 'inputs must not be empty');
+    if (inputs.length > this.options.maxBatchSize) {
+      throw new ServiceError('BAD_REQUEST', `inputs has ${inputs.length} items; the limit is ${this.options.maxBatchSize} (--max-batch-size)`);
+    }
+    const started = this.deps.clock();
+    const results: BatchItem[] = new Array(inputs.length);
+    let success = 0;
+    for (let i = 0; i < inputs.length; i++) {
+      const input = inputs[i];
+      try {
+        if (!isPlainObject(input)) throw new ServiceError('BAD_REQUEST', `inputs[${i}] must be a JSON object`);
+        results[i] = this.run(ctx, rec, input, trace);
+        success++;
+      } catch (err) {
+        const e = err instanceof ServiceError ? err : toServiceError(err);
+        results[i] = { error: e.message, code: e.code };
+      }
+    }
+    const total_duration_us = Math.round((this.deps.clock() - started) * 1000);
+    return { results, summary: { total: inputs.length, success, failed: inputs.length - success, total_duration_us } };
+  }
+
+  evaluate(_ctx: CallContext, expression: unknown, context: unknown): EvalResult {
+    if (typeof expression !== 'string') throw new ServiceError('BAD_REQUEST', 'expression must be a string');
+    if (context !== undefined && context !== null && !isPlainObject(context)) {
+      throw new ServiceError('BAD_REQUEST', 'context must be a JSON object');
+    }
+    const started = this.deps.clock();
+    try {
+      const out = evaluateExpression(expression, context ?? {});
+      this.deps.metrics.recordEval((this.deps.clock() - started) / 1000, true);
+      return out;
+    } catch (err) {
+      this.deps.metrics.recordEval((this.deps.clock() - started) / 1000, false);
+      if (err instanceof ExprSyntaxError) {
+        throw new ServiceError('BAD_REQUEST', `parse error: ${err.message}`, { position: err.position });
+      }
+      if (err instanceof ExprRuntimeError) throw new ServiceError('BAD_REQUEST', `evaluation error: ${err.message}`);
+      throw toServiceError(err);
+    }
+  }
+
+  filter(ctx: CallContext, name: string, request: unknown): unknown {
+    const rec = this.record(ctx, name);
+    const parsed = parseFilterRequest(request);
+    return generateFilter(rec.doc, parsed);
+  }
+
+  // ---------------------------------------------------------------- config
+
+  getAuditSampleRate(_ctx: CallContext): { sample_rate: number } {
+    return { sample_rate: this.deps.sampler.rate };
+  }
+
+  setAuditSampleRate(ctx: CallContext, rate: unknown): { sample_rate: number; previous: number } {
+    this.guard.assertWritable();
+    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > 100) {
+      throw new ServiceError('BAD_REQUEST', 'sample_rate must be a number from 0 to 100');
+    }
+    const previous = this.deps.sampler.rate;
+    this.deps.sampler.rate = rate;
+    this.deps.audit.write('sample_rate_changed', { from_rate: previous, to_rate: rate, source_ip: ctx.sourceIp });
+    return { sample_rate: rate, previous };
+  }
+
+  // ---------------------------------------------------------------- health
+
+  health(): HealthInfo {
+    const store = this.deps.store;
+    const info: HealthInfo = {
+      status: 'healthy',
+      version: this.options.version,
+      uptime_seconds: Math.floor((this.deps.now() - this.startedAt) / 1000),
+      role: this.options.role,
+      storage: { mode: store.mode, rules_dir: store.rulesDir, rules_count: store.count() },
+    };
+    if (this.syncStatusFn) info.sync = this.syncStatusFn();
+    return info;
+  }
+
+  async ready(): Promise<HealthInfo> {
+    const info = this.health();
+    try {
+      await this.deps.store.probe(this.options.readyLockTimeoutMs ?? 2000);
+      return info;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new ServiceError('NOT_READY', `not ready: ${message}`, { ...info, status: 'unhealthy' });
+    }
+  }
+
+  // ---------------------------------------------------------------- sync and loading
+
+  /** Turns a rule file into a record (decode, signature policy for local files, compile). */
+  readonly prepareFile: PrepareFile = (file) => {
+    const doc = decodeRuleFile(file.path, file.bytes);
+    const verdict = checkSignature(doc, 'local', this.options.signature);
+    if (!verdict.ok) throw new Error(verdict.message);
+    return this.compileRecord(file.tenant, doc);
+  };
+
+  /**
+   * Applies a ruleset that came from the broker or the watcher. Skipped ('unchanged') when the
+   * local copy has the same version label and the same content (DECISIONS.md 7).
+   */
+  async applyPut(tenant: string, doc: unknown, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
+    let record: RuleRecord;
+    try {
+      record = this.compileRecord(tenant, doc);
+    } catch (err) {
+      this.deps.logger.warn({ tenant, origin, err: errorMessage(err) }, 'rejected a synchronized ruleset');
+      return 'rejected';
+    }
+    const local = this.deps.store.get(tenant, record.name);
+    if (local && local.version === record.version && canonicalJson(local.doc) === canonicalJson(record.doc)) {
+      return 'unchanged';
+    }
+    await this.deps.store.put(record, { origin, persist });
+    return 'applied';
+  }
+
+  /**
+   * Applies a record prepared from a rule file (`prepareFile`, by the watcher), with the same
+   * skip rule as `applyPut`: unchanged when version label and content equal the local copy.
+   */
+  async applyRecord(record: RuleRecord, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
+    const local = this.deps.store.get(record.tenant, record.name);
+    if (local && local.version === record.version && canonicalJson(local.doc) === canonicalJson(record.doc)) {
+      return 'unchanged';
+    }
+    await this.deps.store.put(record, { origin, persist });
+    return 'applied';
+  }
+
+  /** Applies a deletion that came from the broker or the watcher. */
+  async applyDelete(tenant: string, name: string, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
+    if (!this.deps.store.get(tenant, name)) return 'unchanged';
+    const removed = await this.deps.store.delete(tenant, name, { origin, persist });
+    if (removed) this.deps.metrics.forgetRuleset(name);
+    return 'applied';
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private record(ctx: CallContext, name: string): RuleRecord {
+    const rec = this.deps.store.get(ctx.tenant, name);
+    if (rec) return rec;
+    if (!isValidRulesetName(name)) {
+      throw new ServiceError('BAD_REQUEST', `invalid ruleset name '${truncate(name)}': use 1-128 of A-Z a-z 0-9 _ - . not starting with '.'`);
+    }
+    throw notFound(name);
+  }
+
+  /** Validates and compiles a document (without `_signature`) into a record; 400 on problems. */
+  private compileRecord(tenant: string, body: unknown, fallbackSignature?: SignatureBlock): RuleRecord {
+    const doc = stripSignature(body);
+    const signature = signatureOf(body) ?? fallbackSignature;
+    const started = this.deps.clock();
+    let compiled: CompiledRuleset;
+    try {
+      compiled = compileRuleset(doc);
+    } catch (err) {
+      if (err instanceof RulesetValidationError) {
+        throw new ServiceError('BAD_REQUEST', `invalid ruleset: ${err.message}`, { problems: err.problems });
+      }
+      throw toServiceError(err);
+    }
+    this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000);
+    const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled };
+    return signature ? { ...record, signature } : record;
+  }
+
+  /** Runs one execution with metrics and sampled audit. */
+  private run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
+    const { metrics } = this.deps;
+    metrics.activeInc();
+    let result: ExecutionResult;
+    try {
+      result = executeRuleset(rec.compiled, input, trace ? this.execTraced : this.execPlain);
+    } catch (err) {
+      metrics.activeDec();
+      metrics.recordExecution(rec.name, 0, false);
+      this.auditExecution(ctx, rec.name, 0, 'error');
+      throw toServiceError(err);
+    }
+    metrics.activeDec();
+    metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code);
+    this.auditExecution(ctx, rec.name, result.duration_us, 'success');
+    return result;
+  }
+
+  private auditExecution(ctx: CallContext, name: string, durationUs: number, result: 'success' | 'error'): void {
+    if (!this.deps.sampler.shouldSample()) return;
+    this.deps.audit.write('rule_executed', { rule_name: name, duration_us: durationUs, result, source_ip: ctx.sourceIp });
+  }
+
+  /** Runs a store write; a storage failure becomes a 500 that says what failed. */
+  private async persist<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof ServiceError) throw err;
+      this.deps.logger.error({ err: errorMessage(err) }, 'store write failed');
+      throw new ServiceError('INTERNAL_ERROR', `storage write failed: ${errorMessage(err)}`);
+    }
+  }
+}
+
+/** Maps any thrown value to a ServiceError (execution errors keep their meaning). */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof ExecutionError) {
+    if (err.code === 'TIMEOUT') {
+      return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs ?? null });
+    }
+    return new ServiceError('INTERNAL_ERROR', err.message);
+  }
+  return new ServiceError('INTERNAL_ERROR', `internal error: ${errorMessage(err)}`);
+}
+
+function notFound(name: string): ServiceError {
+  return new ServiceError('NOT_FOUND', `ruleset '${name}' not found`);
+}
+
+/** The `_signature` block of a body, when it is an object. */
+function signatureOf(body: unknown): SignatureBlock | undefined {
+  if (!isPlainObject(body)) return undefined;
+  const sig = body['_signature'];
+  return isPlainObject(sig) ? (sig as unknown as SignatureBlock) : undefined;
+}
+
+/** A signature block built from the `X-Svc-*` headers, when both are present. */
+function headerBlock(h: HeaderSignature | undefined): SignatureBlock | undefined {
+  if (!h?.signature || !h.publicKey) return undefined;
+  return { algorithm: 'ed25519', public_key: h.publicKey, signature: h.signature };
+}
+
+function stripSignature(body: unknown): unknown {
+  if (!isPlainObject(body) || !Object.hasOwn(body, '_signature')) return body;
+  const { _signature: _, ...rest } = body as Record<string, unknown>;
+  return rest;
+}
+
+/** True for a JSON object (not an array, not null). */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function truncate(s: string): string {
+  const clean = String(s).replace(/[\u0000-\u001f]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+}
+
+export { DEFAULT_VERSION };

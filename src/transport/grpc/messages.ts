@@ -1,0 +1,116 @@
+/**
+ * TypeScript shapes of the `proto/rules.proto` messages as grpc-js and proto-loader hand them
+ * over (`keepCase`, `longs: String`, `defaults`, `oneofs`). Requests arrive with every scalar
+ * set (defaults); responses may give 64-bit fields as numbers or decimal strings.
+ */
+
+/** A 64-bit integer field: a number on the way out, a decimal string on the way in. */
+export type Uint64 = number | string;
+
+/** `ExecuteRequest`. */
+export interface ExecuteRequestMsg {
+  name: string;
+  input_json: string;
+  trace: boolean;
+}
+
+/** `StepInfo`. */
+export interface StepInfoMsg {
+  id: string;
+  name: string;
+  duration_us: Uint64;
+}
+
+/** `TraceInfo`. */
+export interface TraceInfoMsg {
+  path: string;
+  steps: StepInfoMsg[];
+}
+
+/** `ExecuteResponse`; `trace` is absent unless tracing was requested. */
+export interface ExecuteResponseMsg {
+  code: string;
+  message: string;
+  output_json: string;
+  duration_us: Uint64;
+  trace?: TraceInfoMsg | null;
+}
+
+/** `ListRuleSetsRequest` (no fields). */
+export type ListRuleSetsRequestMsg = Record<string, never>;
+
+/** `RuleSetInfo`. */
+export interface RuleSetInfoMsg {
+  name: string;
+  version: string;
+  description: string;
+}
+
+/** `ListRuleSetsResponse`. */
+export interface ListRuleSetsResponseMsg {
+  rulesets: RuleSetInfoMsg[];
+}
+
+/** `GetRuleSetRequest`. */
+export interface GetRuleSetRequestMsg {
+  name: string;
+}
+
+/** `GetRuleSetResponse`. */
+export interface GetRuleSetResponseMsg {
+  ruleset_json: string;
+}
+
+/** `HealthRequest` (no fields). */
+export type HealthRequestMsg = Record<string, never>;
+
+/** `HealthResponse`. */
+export interface HealthResponseMsg {
+  status: string;
+  version: string;
+  uptime_seconds: Uint64;
+  rules_count: number;
+}
+
+/** `EvalRequest`. */
+export interface EvalRequestMsg {
+  expression: string;
+  context_json: string;
+}
+
+/** `EvalResponse`. */
+export interface EvalResponseMsg {
+  result_json: string;
+  parsed: string;
+}
+
+/** `BatchExecuteRequest` (addition). */
+export interface BatchExecuteRequestMsg {
+  name: string;
+  inputs_json: string[];
+  trace: boolean;
+}
+
+/** `BatchItemError` (addition). */
+export interface BatchItemErrorMsg {
+  error: string;
+  code: string;
+  status: number;
+}
+
+/** `BatchItem` (addition): exactly one of `result` and `error`. */
+export type BatchItemMsg = { result: ExecuteResponseMsg } | { error: BatchItemErrorMsg };
+
+/** `BatchSummary` (addition). */
+export interface BatchSummaryMsg {
+  total: number;
+  success: number;
+  failed: number;
+  total_duration_us: Uint64;
+}
+
+/** `BatchExecuteResponse` (addition). */
+export interface BatchExecuteResponseMsg {
+  results: BatchItemMsg[];
+  summary: BatchSummaryMsg;
+}

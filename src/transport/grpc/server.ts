@@ -1,0 +1,110 @@
+/**
+ * Starts the gRPC server (`rules.RuleService`, proto/rules.proto) on `--grpc-addr` (unless
+ * `--disable-grpc`) and on the Unix socket of `--uds-path` (when set), over one façade.
+ * `close()` stops accepting at once, waits for the calls in flight, then removes the socket.
+ */
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { Config } from '../../config/index.js';
+import type { RuleServiceApi } from '../../service/types.js';
+import { buildGrpcHandlers } from './handlers.js';
+import { ruleServiceDefinition } from './proto.js';
+import { loadTlsMaterial, serverCredentials } from './tls.js';
+import { prepareSocketPath, removeSocket, udsTarget } from './uds.js';
+
+/** The config slice the gRPC server reads. */
+export type GrpcConfig = Pick<
+  Config,
+  'grpcAddr' | 'disableGrpc' | 'udsPath' | 'grpcTlsCert' | 'grpcTlsKey' | 'maxRequestBodyBytes' | 'multiTenancyEnabled' | 'shutdownTimeoutSecs'
+>;
+
+/** What `startGrpcServer` needs from a logger. */
+export interface GrpcLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** A started gRPC server. */
+export interface GrpcServerHandle {
+  /** `host:port` of the TCP listener (`127.0.0.1:50051`, `[::1]:50051`), or null with `--disable-grpc`. */
+  readonly address: string | null;
+  /** Absolute path of the Unix socket, or null. */
+  readonly socketPath: string | null;
+  /**
+   * Stops accepting on every listener, waits for calls in flight (tryShutdown), then removes
+   * the socket. After `forceAfterMs` (default: the shutdown timeout) the remaining calls are
+   * cancelled (forceShutdown). Idempotent.
+   */
+  close(forceAfterMs?: number): Promise<void>;
+}
+
+/**
+ * Starts listening. Rejects, with a message naming the file or address, when the TLS files are
+ * unusable, the socket path is taken, or a bind fails; nothing stays bound then.
+ */
+export async function startGrpcServer(service: RuleServiceApi, config: GrpcConfig, logger: GrpcLogger): Promise<GrpcServerHandle> {
+  // Check everything that can be wrong before binding anything.
+  const tls = config.grpcTlsCert !== null && config.grpcTlsKey !== null ? loadTlsMaterial(config.grpcTlsCert, config.grpcTlsKey) : null;
+  if (config.udsPath !== null) await prepareSocketPath(config.udsPath);
+
+  const server = new Server({
+    // NOTE: the message size limit follows --max-request-body-bytes (issue 5); bigger requests
+    // are answered RESOURCE_EXHAUSTED by grpc-js itself.
+    'grpc.max_receive_message_length': config.maxRequestBodyBytes,
+  });
+  server.addService(ruleServiceDefinition(), buildGrpcHandlers(service, { multiTenancy: config.multiTenancyEnabled, logger }));
+
+  let address: string | null = null;
+  let socketPath: string | null = null;
+  try {
+    if (!config.disableGrpc) {
+      const { host, port } = config.grpcAddr;
+      const hostText = host.includes(':') ? `[${host}]` : host;
+      const bound = await bind(server, `${hostText}:${port}`, serverCredentials(tls));
+      address = `${hostText}:${bound}`;
+      logger.info({ address, tls: tls !== null }, 'grpc listening');
+    }
+    if (config.udsPath !== null) {
+      const target = udsTarget(config.udsPath);
+      // NOTE: the socket is served without TLS: it is local and guarded by file permissions.
+      await bind(server, target, ServerCredentials.createInsecure());
+      socketPath = target.slice('unix://'.length);
+      logger.info({ path: socketPath }, 'uds listening');
+    }
+  } catch (err) {
+    server.forceShutdown();
+    if (socketPath !== null) await removeSocket(socketPath);
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    address,
+    socketPath,
+    close(forceAfterMs = config.shutdownTimeoutSecs * 1000) {
+      closing ??= new Promise<void>((done) => {
+        const force = setTimeout(() => {
+          logger.warn({ after_ms: forceAfterMs }, 'grpc calls still in flight at the shutdown deadline; cancelling them');
+          server.forceShutdown();
+          done();
+        }, forceAfterMs);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          done();
+        });
+      }).then(() => (socketPath !== null ? removeSocket(socketPath) : undefined));
+      return closing;
+    },
+  };
+}
+
+/** `bindAsync` as a promise; the error names the address. */
+function bind(server: Server, target: string, credentials: ServerCredentials): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(target, credentials, (err, port) => {
+      if (err) reject(new Error(`gRPC cannot listen on ${target}: ${err.message}`));
+      else resolve(port);
+    });
+  });
+}

@@ -1,0 +1,223 @@
+/**
+ * The HTTP adapter (fastify): decodes a request, calls one façade method, encodes the answer.
+ * Nothing here knows about rules; every error goes through the catalog.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ServiceError } from '../../service/errors.js';
+import { isPlainObject } from '../../service/rule-service.js';
+import type { CallContext, RuleServiceApi } from '../../service/types.js';
+import { toHttpError } from './errors.js';
+import { readJsonBody } from './json-body.js';
+
+/** Options of the HTTP adapter. */
+export interface HttpAppOptions {
+  readonly bodyLimit: number;
+  readonly requestTimeoutMs: number;
+  readonly debugMode: boolean;
+  readonly multiTenancy: boolean;
+  /** Renders `/metrics`; undefined when metrics are disabled (404). */
+  readonly metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Debug rendering of a ruleset's conditions (`--debug-mode`). */
+  readonly debugRuleset?: (ctx: CallContext, name: string) => unknown;
+  readonly logger?: { error(obj: object, msg?: string): void; debug(obj: object, msg?: string): void };
+}
+
+type Params = { name: string };
+
+/** Routes as [method, path] pairs, also used to tell 405 from 404. */
+const ROUTES: ReadonlyArray<readonly [string, RegExp]> = [
+  ['GET', /^\/api\/v1\/rulesets$/],
+  ['POST', /^\/api\/v1\/rulesets$/],
+  ['GET', /^\/api\/v1\/rulesets\/[^/]+$/],
+  ['DELETE', /^\/api\/v1\/rulesets\/[^/]+$/],
+  ['GET', /^\/api\/v1\/rulesets\/[^/]+\/versions$/],
+  ['POST', /^\/api\/v1\/rulesets\/[^/]+\/rollback$/],
+  ['POST', /^\/api\/v1\/rulesets\/[^/]+\/filter$/],
+  ['POST', /^\/api\/v1\/execute\/[^/]+$/],
+  ['POST', /^\/api\/v1\/execute\/[^/]+\/batch$/],
+  ['POST', /^\/api\/v1\/eval$/],
+  ['GET', /^\/api\/v1\/config\/audit-sample-rate$/],
+  ['PUT', /^\/api\/v1\/config\/audit-sample-rate$/],
+  ['GET', /^\/health$/],
+  ['GET', /^\/healthz\/live$/],
+  ['GET', /^\/healthz\/ready$/],
+  ['GET', /^\/metrics$/],
+];
+
+/** Builds the fastify instance with every route of SPEC.md "Endpoints" (filter included). */
+export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit,
+    // NOTE: body-read timeouts are enforced by readJsonBody so that the 408 carries the
+    // catalog body; node's own requestTimeout would answer 408 with an empty body.
+    requestTimeout: 0,
+    forceCloseConnections: 'idle',
+    // NOTE: fastify's own closing answer is a 503 without `code`; the onRequest hook below sends
+    // the catalog body instead (DECISIONS.md 3: every error body is {error, code}).
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: 1024 },
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', (request, _payload, done) => {
+    readJsonBody(request.raw, options.bodyLimit, options.requestTimeoutMs, done);
+  });
+
+  const ctxOf = (req: FastifyRequest): CallContext => ({
+    tenant: tenantOf(req, options.multiTenancy),
+    sourceIp: req.ip ?? null,
+    transport: 'http',
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = toHttpError(err);
+    if (e.httpStatus >= 500 && !(err instanceof ServiceError)) {
+      options.logger?.error({ err: (err as Error)?.message, url: req.url }, 'unexpected error');
+    }
+    if (e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE') reply.header('connection', 'close');
+    void reply.code(e.httpStatus).send(e.toBody());
+  });
+
+  // A request that arrives on a kept-alive connection while the server drains for shutdown
+  // is shed with 503 NOT_READY (fastify already sets `Connection: close` on it).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_req, reply, done) => {
+    if (!closing) return done();
+    void reply.code(503).header('connection', 'close').send(new ServiceError('NOT_READY', 'server is shutting down').toBody());
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    const allowed = ROUTES.filter(([, re]) => re.test(path)).map(([m]) => m);
+    if (allowed.length > 0) {
+      void reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(new ServiceError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`).toBody());
+      return;
+    }
+    void reply.code(404).send(new ServiceError('NOT_FOUND', `no route for ${req.method} ${path}`).toBody());
+  });
+
+  // ------------------------------------------------------------- rulesets
+  app.get('/api/v1/rulesets', (req, reply) => {
+    void reply.send(service.listRulesets(ctxOf(req)));
+  });
+  app.post('/api/v1/rulesets', async (req) =>
+    service.putRuleset(ctxOf(req), req.body, {
+      signature: header(req, 'x-svc-signature'),
+      publicKey: header(req, 'x-svc-public-key'),
+    }),
+  );
+  app.get<{ Params: Params }>('/api/v1/rulesets/:name', (req, reply) => {
+    void reply.send(service.getRuleset(ctxOf(req), req.params.name));
+  });
+  app.delete<{ Params: Params }>('/api/v1/rulesets/:name', async (req, reply) => {
+    await service.deleteRuleset(ctxOf(req), req.params.name);
+    return reply.code(204).send();
+  });
+  app.get<{ Params: Params }>('/api/v1/rulesets/:name/versions', async (req) => service.versions(ctxOf(req), req.params.name));
+  app.post<{ Params: Params }>('/api/v1/rulesets/:name/rollback', async (req) => {
+    const body = objectBody(req.body, 'a JSON object with "seq"');
+    return service.rollback(ctxOf(req), req.params.name, body['seq']);
+  });
+  app.post<{ Params: Params }>('/api/v1/rulesets/:name/filter', (req, reply) => {
+    void reply.send(service.filter(ctxOf(req), req.params.name, req.body));
+  });
+
+  // ------------------------------------------------------------- execution
+  app.post<{ Params: Params }>('/api/v1/execute/:name', (req, reply) => {
+    const body = objectBody(req.body, 'a JSON object with an "input" object');
+    if (body['input'] === undefined) throw new ServiceError('BAD_REQUEST', 'input is required');
+    void reply.send(service.execute(ctxOf(req), req.params.name, body['input'], traceFlag(body['trace'])));
+  });
+  app.post<{ Params: Params }>('/api/v1/execute/:name/batch', (req, reply) => {
+    const body = objectBody(req.body, 'a JSON object with an "inputs" array');
+    if (body['inputs'] === undefined) throw new ServiceError('BAD_REQUEST', 'inputs is required');
+    void reply.send(service.executeBatch(ctxOf(req), req.params.name, body['inputs'], traceFlag(body['trace'])));
+  });
+  app.post('/api/v1/eval', (req, reply) => {
+    const body = objectBody(req.body, 'a JSON object with "expression" and "context"');
+    void reply.send(service.evaluate(ctxOf(req), body['expression'], body['context']));
+  });
+
+  // ------------------------------------------------------------- config
+  app.get('/api/v1/config/audit-sample-rate', (req, reply) => {
+    void reply.send(service.getAuditSampleRate(ctxOf(req)));
+  });
+  app.put('/api/v1/config/audit-sample-rate', (req, reply) => {
+    const body = objectBody(req.body, 'a JSON object with "sample_rate"');
+    void reply.send(service.setAuditSampleRate(ctxOf(req), body['sample_rate']));
+  });
+
+  // ------------------------------------------------------------- debug
+  if (options.debugMode && options.debugRuleset) {
+    const debugRuleset = options.debugRuleset;
+    app.get<{ Params: Params }>('/api/v1/debug/rulesets/:name', (req, reply) => {
+      void reply.send(debugRuleset(ctxOf(req), req.params.name));
+    });
+    app.addHook('onRequest', (req, reply, done) => {
+      void reply.header('access-control-allow-origin', '*');
+      if (req.method === 'OPTIONS') {
+        void reply
+          .header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
+          .header('access-control-allow-headers', req.headers['access-control-request-headers'] ?? 'content-type')
+          .code(204)
+          .send();
+        return;
+      }
+      done();
+    });
+    app.options('*', (_req, reply) => {
+      void reply.code(204).send();
+    });
+  }
+
+  // ------------------------------------------------------------- health and metrics
+  const readiness = async (_req: FastifyRequest, reply: FastifyReply) => {
+    try {
+      return await service.ready();
+    } catch (err) {
+      const e = toHttpError(err);
+      return reply.code(e.httpStatus).send(e.toBody());
+    }
+  };
+  app.get('/health', readiness);
+  app.get('/healthz/ready', readiness);
+  app.get('/healthz/live', (_req, reply) => {
+    void reply.send({ status: 'alive' });
+  });
+  app.get('/metrics', async (_req, reply) => {
+    if (!options.metrics) throw new ServiceError('NOT_FOUND', 'metrics are disabled (--metrics-enabled=false)');
+    const { contentType, body } = await options.metrics();
+    return reply.header('content-type', contentType).send(body);
+  });
+
+  return app;
+}
+
+function tenantOf(req: FastifyRequest, multiTenancy: boolean): string {
+  if (!multiTenancy) return 'default';
+  return header(req, 'x-tenant-id') ?? 'default';
+}
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function objectBody(body: unknown, what: string): Record<string, unknown> {
+  if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', `request body must be ${what}`);
+  return body;
+}
+
+function traceFlag(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw new ServiceError('BAD_REQUEST', 'trace must be a boolean');
+  return v;
+}

@@ -1,0 +1,32 @@
+/**
+ * Maps whatever reached the HTTP error handler (a ServiceError from the façade, a Fastify
+ * error, anything else) to a catalog error, so every error body is `{error, code, ...}`.
+ */
+import { ServiceError, type ErrorCode } from '../../service/errors.js';
+import { toServiceError } from '../../service/rule-service.js';
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'NOT_READY',
+};
+
+/** The catalog error for an error thrown while handling an HTTP request. */
+export function toHttpError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const e = err as { statusCode?: unknown; code?: unknown; message?: unknown };
+  if (e && typeof e.statusCode === 'number' && e.statusCode < 500) {
+    if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    }
+    const code = BY_STATUS[e.statusCode] ?? 'BAD_REQUEST';
+    return new ServiceError(code, typeof e.message === 'string' ? e.message : 'bad request');
+  }
+  return toServiceError(err);
+}
