@@ -1,0 +1,68 @@
+/**
+ * What each format can express, checked on the final tree before an emitter runs (SPEC.md: what
+ * a format cannot express is a 500 "filter compilation failed"). The emitters can then assume a
+ * well-formed tree.
+ *
+ * - every format: no `unsupported` condition (arithmetic or a function on an unknown field, two
+ *   unknown fields compared, `exists` of an unknown field, ...);
+ * - sql: comparison and list values are strings, numbers or booleans (SQL has no array or object
+ *   literal); string tests take a string (LIKE);
+ * - mongo: string tests take a string (`$regex`);
+ * - json: anything else.
+ */
+import type { JsonValue } from '../expr/ast.js';
+import { ServiceError } from '../service/errors.js';
+import type { Pred } from './predicate.js';
+import type { FilterFormat } from './types.js';
+
+function failed(what: string): ServiceError {
+  return new ServiceError('INTERNAL_ERROR', `filter compilation failed: ${what}`);
+}
+
+function isScalar(v: JsonValue): boolean {
+  return v === null || typeof v !== 'object';
+}
+
+function kind(v: JsonValue): string {
+  return Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** Throws a 500 `ServiceError` naming the first condition `format` cannot express. */
+export function checkCapability(tree: Pred, format: FilterFormat): void {
+  switch (tree.type) {
+    case 'unsupported':
+      throw failed(`${tree.reason} cannot be expressed as a filter`);
+    case 'and':
+    case 'or':
+      for (const c of tree.conditions) checkCapability(c, format);
+      return;
+    case 'not':
+      checkCapability(tree.condition, format);
+      return;
+    case 'eq':
+    case 'ne':
+    case 'lt':
+    case 'le':
+    case 'gt':
+    case 'ge':
+      if (format === 'sql' && !isScalar(tree.value)) {
+        throw failed(`comparing field '${tree.field}' with ${kind(tree.value)} is not supported in sql format`);
+      }
+      return;
+    case 'in':
+    case 'not_in':
+      if (format === 'sql' && !tree.values.every(isScalar)) {
+        throw failed(`a list with arrays or objects for field '${tree.field}' is not supported in sql format`);
+      }
+      return;
+    case 'contains':
+    case 'starts_with':
+    case 'ends_with':
+      if (format !== 'json' && typeof tree.value !== 'string') {
+        throw failed(`${tree.type}(${tree.field}, ${JSON.stringify(tree.value)}) needs a string value in ${format} format`);
+      }
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The filter pipeline (SPEC.md "POST /rulesets/:name/filter", architecture guide point 5):
+ * prepared ruleset → partial evaluation and path planning → path simplification → one predicate
+ * tree → column check → capability check → emitter.
+ */
+import type { RulesetDoc } from '../ruleset/index.js';
+import { checkCapability } from './capability.js';
+import { resolveColumns } from './columns.js';
+import { toJsonTree } from './json.js';
+import { toMongo } from './mongo.js';
+import { planPaths } from './planner.js';
+import { ALWAYS, NEVER, fieldsOf, keyOf, type Pred } from './predicate.js';
+import { prepare } from './prepare.js';
+import { simplifyPaths } from './merge-paths.js';
+import { finishPath, type Path } from './simplify.js';
+import { toSql } from './sql.js';
+import type { FilterFormat, FilterRequest, FilterResponse } from './types.js';
+
+/** The filter text / tree / document for `always_matches`. */
+function alwaysFilter(format: FilterFormat): FilterResponse['filter'] {
+  return format === 'sql' ? 'TRUE' : format === 'json' ? { type: 'always' } : {};
+}
+
+function constant(format: FilterFormat, matches: boolean, truncated: boolean): FilterResponse {
+  return {
+    format,
+    filter: matches ? alwaysFilter(format) : null,
+    always_matches: matches,
+    never_matches: !matches,
+    truncated,
+    unknown_fields: [],
+  };
+}
+
+/**
+ * The predicate tree of the rows for which `doc` yields one of the target codes, given the known
+ * input; `always`/`never` when that does not depend on unknown fields. `truncated` when a limit
+ * stopped the walk (the tree is then `always`).
+ */
+export function filterTree(doc: RulesetDoc, request: FilterRequest): { tree: Pred; truncated: boolean } {
+  const prepared = prepare(doc);
+  const known = { root: request.known_input, fieldMissing: prepared.compiled.fieldMissing };
+  const outcome = planPaths(prepared, known, new Set(request.target_results), request.max_paths);
+  // NOTE: SPEC: when max_paths (or the depth limit) cuts the walk, always_matches is also true.
+  if (outcome.truncated) return { tree: { type: 'always' }, truncated: true };
+  const finished = outcome.paths.map(finishPath).filter((p): p is Path => p !== null);
+  return { tree: disjunction(simplifyPaths(finished)), truncated: false };
+}
+
+/**
+ * The OR of the paths, each the AND of its conditions. NOTE (speed): built directly rather than
+ * with `or`/`and`, which would key every path again; the paths are already distinct.
+ */
+function disjunction(paths: readonly Path[]): Pred {
+  if (paths.length === 0) return NEVER;
+  const out: Pred[] = [];
+  const seen = new Set<string>();
+  for (const p of paths) {
+    if (p.length === 0) return ALWAYS;
+    if (p.length > 1) {
+      out.push({ type: 'and', conditions: p });
+      continue;
+    }
+    for (const c of p[0]!.type === 'or' ? p[0]!.conditions : p) {
+      const k = keyOf(c);
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(c);
+      }
+    }
+  }
+  return out.length === 1 ? out[0]! : { type: 'or', conditions: out };
+}
+
+/**
+ * Generates the filter of `request` for `doc`. Throws `ServiceError`: 400 for an unsafe column
+ * name, 500 (`filter compilation failed: ...`) for a condition the format cannot express.
+ */
+export function generateFilter(doc: RulesetDoc, request: FilterRequest): FilterResponse {
+  const format = request.format;
+  const { tree, truncated } = filterTree(doc, request);
+  if (tree.type === 'always') return constant(format, true, truncated);
+  if (tree.type === 'never') return constant(format, false, false);
+  const fields = [...fieldsOf(tree)].sort();
+  const columns = resolveColumns(fields, request.field_mapping, format);
+  checkCapability(tree, format);
+  const filter = format === 'sql' ? toSql(tree, columns) : format === 'json' ? toJsonTree(tree, columns) : toMongo(tree, columns);
+  return { format, filter, always_matches: false, never_matches: false, truncated: false, unknown_fields: fields };
+}

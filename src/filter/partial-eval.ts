@@ -1,0 +1,272 @@
+/**
+ * Partial evaluation (SPEC.md filter algorithm rule 1): every field reference that `known_input`
+ * resolves is replaced by its value and constants are folded; what still depends on unknown
+ * fields or on variables stays as a residual expression.
+ *
+ * NOTE: a subexpression that reads only known fields is evaluated by the engine itself (the
+ * expression compiled once with the ruleset's `field_missing`, run on `known_input`), so folding
+ * has exactly the engine's semantics, special cases included (`is_null` of a missing path in
+ * strict mode, lazy `coalesce`, `exists`). Only the operators that combine a known part with a
+ * residual one are handled here, with `truthy` and `applyBinary` from the language.
+ *
+ * The residual is its own small tree (not the syntax tree) because a folded value may be an
+ * array or an object, and because a subexpression that is known to fail must stay visible as
+ * `error`: the engine's `&&`/`||` and `if` only fail when they evaluate it.
+ *
+ * Assumption (documented in docs/filter.md): evaluating an unknown field never fails, i.e. an
+ * unknown field holds a value of the type the rule uses it with. Under it `R && false` folds to
+ * false for a residual R that contains no `error`.
+ */
+import type { BinaryOp, JsonValue, Node, PathNode, UnaryOp } from '../expr/ast.js';
+import { ExprRuntimeError, applyBinary, compile, renderPath, truthy, type CompiledExpr } from '../expr/index.js';
+import type { FieldMissing } from '../ruleset/model.js';
+
+/** A partially evaluated expression. `value` and `error` are fully known results. */
+export type Residual =
+  | { readonly kind: 'value'; readonly value: JsonValue }
+  | { readonly kind: 'error'; readonly message: string }
+  /** An input field that `known_input` does not resolve: a column. `path` is the rule path text. */
+  | { readonly kind: 'field'; readonly path: string }
+  /** A variable set by an action step (`$v`, `$v.x`): not tracked (SPEC rule 4). */
+  | { readonly kind: 'var'; readonly path: string }
+  | { readonly kind: 'unary'; readonly op: UnaryOp; readonly operand: Residual }
+  | { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Residual; readonly right: Residual }
+  | { readonly kind: 'array'; readonly items: readonly Residual[] }
+  | { readonly kind: 'if'; readonly cond: Residual; readonly then: Residual; readonly else: Residual }
+  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Residual[] };
+
+/** What partial evaluation knows: the known input and the ruleset's missing-field policy. */
+export interface KnownInput {
+  readonly root: JsonValue;
+  readonly fieldMissing: FieldMissing;
+}
+
+const FALSE: Residual = Object.freeze({ kind: 'value', value: false });
+const TRUE: Residual = Object.freeze({ kind: 'value', value: true });
+
+function value(v: JsonValue): Residual {
+  return { kind: 'value', value: v };
+}
+
+function failure(err: unknown): Residual {
+  if (err instanceof ExprRuntimeError) return { kind: 'error', message: err.message };
+  throw err;
+}
+
+/** True when evaluating `r` may fail for some row: it contains a known failure. */
+export function canFail(r: Residual): boolean {
+  switch (r.kind) {
+    case 'error':
+      return true;
+    case 'value':
+    case 'field':
+    case 'var':
+      return false;
+    case 'unary':
+      return canFail(r.operand);
+    case 'binary':
+      return canFail(r.left) || canFail(r.right);
+    case 'array':
+      return r.items.some(canFail);
+    case 'if':
+      return canFail(r.cond) || canFail(r.then) || canFail(r.else);
+    case 'call':
+      return r.args.some(canFail);
+  }
+}
+
+/** True when `r` reads a variable anywhere. */
+export function readsVariable(r: Residual): boolean {
+  switch (r.kind) {
+    case 'var':
+      return true;
+    case 'value':
+    case 'error':
+    case 'field':
+      return false;
+    case 'unary':
+      return readsVariable(r.operand);
+    case 'binary':
+      return readsVariable(r.left) || readsVariable(r.right);
+    case 'array':
+      return r.items.some(readsVariable);
+    case 'if':
+      return readsVariable(r.cond) || readsVariable(r.then) || readsVariable(r.else);
+    case 'call':
+      return r.args.some(readsVariable);
+  }
+}
+
+/** Engine truthiness kept as a boolean (`!!r`), for `true && r` and `false || r`. */
+function asBoolean(r: Residual): Residual {
+  return { kind: 'unary', op: '!', operand: { kind: 'unary', op: '!', operand: r } };
+}
+
+/** Input paths a subtree reads, and whether it reads a variable (cached per node). */
+interface Reads {
+  readonly paths: readonly PathNode[];
+  readonly variable: boolean;
+}
+
+const READS = new WeakMap<Node, Reads>();
+const COMPILED = new WeakMap<Node, CompiledExpr>();
+const NO_PATHS: readonly PathNode[] = Object.freeze([]);
+
+function readsOf(node: Node): Reads {
+  let r = READS.get(node);
+  if (r !== undefined) return r;
+  const children: readonly Node[] =
+    node.kind === 'array' ? node.items
+    : node.kind === 'unary' ? [node.operand]
+    : node.kind === 'binary' ? [node.left, node.right]
+    : node.kind === 'if' ? [node.cond, node.then, node.else]
+    : node.kind === 'call' ? node.args
+    : [];
+  if (node.kind === 'path') {
+    r = node.scope === 'var' ? { paths: NO_PATHS, variable: true } : { paths: [node], variable: false };
+  } else {
+    const paths: PathNode[] = [];
+    let variable = false;
+    for (const c of children) {
+      const cr = readsOf(c);
+      paths.push(...cr.paths);
+      variable ||= cr.variable;
+    }
+    r = { paths: paths.length === 0 ? NO_PATHS : paths, variable };
+  }
+  READS.set(node, r);
+  return r;
+}
+
+/** True when every field `node` reads is resolved by the known input (and it reads no variable). */
+function isKnownSubtree(node: Node, known: KnownInput): boolean {
+  const r = readsOf(node);
+  return !r.variable && r.paths.every((p) => lookup(known.root, p.segments) !== UNKNOWN);
+}
+
+/**
+ * True when no field `node` reads is resolved by the known input: its partial evaluation is then
+ * the same for every request (callers cache it).
+ */
+export function ignoresKnownInput(node: Node, known: KnownInput): boolean {
+  return readsOf(node).paths.every((p) => lookup(known.root, p.segments) === UNKNOWN);
+}
+
+/** Runs the engine on a fully known subtree. */
+function evaluateKnown(node: Node, known: KnownInput): Residual {
+  if (node.kind === 'literal') return value(node.value);
+  let fn = COMPILED.get(node);
+  if (fn === undefined) {
+    fn = compile(node, { fieldMissing: known.fieldMissing });
+    COMPILED.set(node, fn);
+  }
+  try {
+    return value(fn(known.root, null));
+  } catch (err) {
+    return failure(err);
+  }
+}
+
+/** Partially evaluates `node` against the known input. */
+export function partialEval(node: Node, known: KnownInput): Residual {
+  if (isKnownSubtree(node, known)) return evaluateKnown(node, known);
+  switch (node.kind) {
+    case 'literal':
+      return value(node.value);
+    case 'array': {
+      const items = node.items.map((n) => partialEval(n, known));
+      const failed = items.find((r) => r.kind === 'error');
+      return failed ?? { kind: 'array', items };
+    }
+    case 'path':
+      return { kind: node.scope === 'var' ? 'var' : 'field', path: renderPath(node) };
+    case 'unary': {
+      const operand = partialEval(node.operand, known);
+      return operand.kind === 'error' ? operand : { kind: 'unary', op: node.op, operand };
+    }
+    case 'binary':
+      if (node.op === '&&' || node.op === '||') return logical(node.op, partialEval(node.left, known), node.right, known);
+      return binary(node.op, partialEval(node.left, known), partialEval(node.right, known));
+    case 'if': {
+      const cond = partialEval(node.cond, known);
+      if (cond.kind === 'error') return cond;
+      if (cond.kind === 'value') return partialEval(truthy(cond.value) ? node.then : node.else, known);
+      return { kind: 'if', cond, then: partialEval(node.then, known), else: partialEval(node.else, known) };
+    }
+    case 'call':
+      return call(node.name, node.args, known);
+  }
+}
+
+/** `&&` / `||`: short-circuit on a known left side; fold a known right side when that is exact. */
+function logical(op: '&&' | '||', left: Residual, rightNode: Node, known: KnownInput): Residual {
+  const stopsOn = op === '||'; // `||` stops on a truthy left side, `&&` on a falsy one
+  if (left.kind === 'error') return left;
+  if (left.kind === 'value') {
+    if (truthy(left.value) === stopsOn) return stopsOn ? TRUE : FALSE;
+    const right = partialEval(rightNode, known);
+    if (right.kind === 'value') return truthy(right.value) ? TRUE : FALSE;
+    if (right.kind === 'error') return right;
+    return asBoolean(right);
+  }
+  const right = partialEval(rightNode, known);
+  if (right.kind === 'value') {
+    // `R && false` is false and `R || true` is true whatever R is, unless R itself can fail.
+    if (truthy(right.value) === stopsOn) return canFail(left) ? { kind: 'binary', op, left, right } : stopsOn ? TRUE : FALSE;
+    return asBoolean(left);
+  }
+  return { kind: 'binary', op, left, right };
+}
+
+/** Every other binary operator: both operands are evaluated, left first. */
+function binary(op: BinaryOp, left: Residual, right: Residual): Residual {
+  if (left.kind === 'error') return left;
+  // NOTE: with a residual left side the engine still reaches the right side (the left cannot
+  // fail, see the module comment), so a failing right side fails the whole expression.
+  if (right.kind === 'error') return right;
+  if (left.kind === 'value' && right.kind === 'value') {
+    try {
+      return value(applyBinary(op, left.value, right.value));
+    } catch (err) {
+      return failure(err);
+    }
+  }
+  return { kind: 'binary', op, left, right };
+}
+
+/** A call with some unknown argument: arguments are evaluated in order, a known failure fails it. */
+function call(name: string, argNodes: readonly Node[], known: KnownInput): Residual {
+  const args: Residual[] = [];
+  for (const n of argNodes) {
+    // NOTE: `exists` and `is_null` of a path never fail (compile.ts); `coalesce` is lazy. Their
+    // unknown-path arguments stay residual fields; other functions fail on a failing argument.
+    const r = partialEval(n, known);
+    if (r.kind === 'error' && name !== 'coalesce') return r;
+    args.push(r);
+  }
+  return { kind: 'call', name, args };
+}
+
+const UNKNOWN = Symbol('unknown');
+const MISSING = Symbol('missing');
+
+/**
+ * Resolves a path in the known input: its value; MISSING when it cannot resolve whatever the row
+ * holds (it steps into a known scalar, or past the end of a known array); UNKNOWN when the row
+ * may supply it (a key absent from a known object).
+ */
+function lookup(root: JsonValue, segments: readonly (string | number)[]): JsonValue | typeof UNKNOWN | typeof MISSING {
+  let cur: JsonValue = root;
+  for (const seg of segments) {
+    if (typeof cur !== 'object' || cur === null) return MISSING;
+    if (Array.isArray(cur)) {
+      if (typeof seg !== 'number' || seg >= cur.length) return MISSING;
+      cur = cur[seg]!;
+    } else {
+      if (typeof seg !== 'string') return MISSING;
+      if (!Object.hasOwn(cur, seg) || cur[seg] === undefined) return UNKNOWN;
+      cur = cur[seg]!;
+    }
+  }
+  return cur;
+}

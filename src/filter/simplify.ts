@@ -1,0 +1,156 @@
+/**
+ * Simplification of paths (SPEC.md filter rules 5-6: conditions within a path are ANDed, paths
+ * are ORed). Every rewrite here is exact under the engine's semantics, because each literal is
+ * decided with the language's own functions (atoms.ts `decide`):
+ *
+ * - within a path: the literals on each field are reduced (field-reduce.ts: `x == 1 && x != 1`
+ *   → dropped, `x in [1, 2] && x != 2` → `x == 1`, `x > 5 && x > 3` → `x > 5`); a disjunction
+ *   that always holds is dropped, one that cannot hold drops the path, and disjunctions are
+ *   reduced by the path's literals;
+ * - across paths: see merge-paths.ts.
+ *
+ * Paths are arrays treated as immutable (the planner shares prefixes between branches).
+ */
+import type { JsonValue } from '../expr/ast.js';
+import { decide, pinnedValues } from './atoms.js';
+import { reduceField } from './field-reduce.js';
+import { ALWAYS, NEVER, and, fieldOf, fieldsOf, isLiteral, keyOf, negate, or, type Literal, type Pred } from './predicate.js';
+
+/** A path: the conjunction of its conditions. */
+export type Path = readonly Pred[];
+
+/** Adds a condition to a path; null when the path can no longer hold. */
+export function conjoin(path: Path, p: Pred): Path | null {
+  switch (p.type) {
+    case 'always':
+      return path;
+    case 'never':
+      return null;
+    case 'and': {
+      let cur: Path | null = path;
+      for (const c of p.conditions) {
+        cur = conjoin(cur, c);
+        if (cur === null) return null;
+      }
+      return cur;
+    }
+    case 'or':
+    case 'unsupported': {
+      if (p.type === 'or' && isTautology(p)) return path;
+      const k = keyOf(p);
+      for (const c of path) if (keyOf(c) === k) return path;
+      return [...path, p];
+    }
+    default:
+      return addLiteral(path, p);
+  }
+}
+
+const TAUTOLOGIES = new WeakMap<Pred, boolean>();
+
+/** True when a disjunction always holds: its negation (a conjunction) contradicts itself. */
+function isTautology(p: Pred): boolean {
+  let t = TAUTOLOGIES.get(p);
+  if (t === undefined) {
+    t = conjoin([], negate(p)) === null;
+    TAUTOLOGIES.set(p, t);
+  }
+  return t;
+}
+
+/** The field of a literal, or undefined for a junction or an unsupported condition. */
+function literalField(c: Pred): string | undefined {
+  return c.type === 'not' ? c.condition.field : (c as { field?: string }).field;
+}
+
+function addLiteral(path: Path, p: Literal): Path | null {
+  const field = fieldOf(p);
+  const group: Literal[] = [];
+  for (const c of path) if (literalField(c) === field) group.push(c as Literal);
+  if (group.length === 0) return [...path, p]; // NOTE (speed): the common case, a new field
+  group.push(p);
+  const reduced = reduceField(group);
+  if (reduced === null) return null;
+  const out: Pred[] = [];
+  let inserted = false;
+  for (const c of path) {
+    if (literalField(c) === field) {
+      if (!inserted) out.push(...reduced);
+      inserted = true;
+    } else {
+      out.push(c);
+    }
+  }
+  if (!inserted) out.push(...reduced);
+  return out;
+}
+
+/** Final pass on one path: reduces its disjunctions by its literals. Null when it cannot hold. */
+export function finishPath(path: Path): Path | null {
+  if (!hasJunction(path)) return path;
+  let cur: Path | null = path;
+  for (let round = 0; round < 8 && cur !== null; round++) {
+    // NOTE (speed): only the literals on fields that the disjunctions read can change them.
+    const wanted = new Set<string>();
+    for (const c of cur) if (c.type === 'or' || c.type === 'and') fieldsOf(c, wanted);
+    const facts = new Set<string>();
+    const pinned = new Map<string, JsonValue>();
+    for (const c of cur) {
+      if (!isLiteral(c) || !wanted.has(fieldOf(c))) continue;
+      facts.add(keyOf(c));
+      const vals = pinnedValues(c);
+      if (vals !== null && vals.length === 1) pinned.set(fieldOf(c), vals[0]!);
+    }
+    const kept: Pred[] = [];
+    const changed: Pred[] = [];
+    for (const c of cur) {
+      const r = isLiteral(c) || c.type === 'unsupported' ? c : assume(c, facts, pinned);
+      if (r === c) kept.push(c);
+      else changed.push(r);
+    }
+    if (changed.length === 0) return cur;
+    // What is kept is still reduced; only the rewritten conditions need adding again.
+    cur = kept;
+    for (const r of changed) {
+      cur = conjoin(cur, r);
+      if (cur === null) return null;
+    }
+  }
+  return cur;
+}
+
+function hasJunction(path: Path): boolean {
+  for (const c of path) if (c.type === 'or' || c.type === 'and') return true;
+  return false;
+}
+
+/** Rewrites `p` knowing that the literals `facts` hold and that `pinned` fields have those values. */
+function assume(p: Pred, facts: ReadonlySet<string>, pinned: ReadonlyMap<string, JsonValue>): Pred {
+  if (p.type === 'and' || p.type === 'or') {
+    let parts: Pred[] | null = null; // NOTE (speed): allocated only once something changes
+    for (let i = 0; i < p.conditions.length; i++) {
+      const c = p.conditions[i]!;
+      const r = assume(c, facts, pinned);
+      if (r !== c && parts === null) parts = p.conditions.slice(0, i);
+      if (parts !== null) parts.push(r);
+    }
+    if (parts === null) return p;
+    return p.type === 'and' ? and(parts) : or(parts);
+  }
+  if (!isLiteral(p)) return p;
+  if (facts.has(keyOf(p))) return ALWAYS;
+  if (facts.has(keyOf(negate(p)))) return NEVER;
+  const field = fieldOf(p);
+  if (pinned.has(field)) return decide(p, pinned.get(field)!) === true ? ALWAYS : NEVER;
+  return p;
+}
+
+/** Rebuilds a path from conditions (each added with `conjoin`); null when they contradict. */
+export function rebuild(conditions: readonly Pred[]): Path | null {
+  let cur: Path | null = [];
+  for (const c of conditions) {
+    cur = conjoin(cur, c);
+    if (cur === null) return null;
+  }
+  return cur;
+}

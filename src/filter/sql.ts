@@ -1,0 +1,125 @@
+/**
+ * SQL emitter (SPEC.md filter "SQL output"). Pure text building over a predicate tree that passed
+ * the capability check; every literal goes through escape.ts, every column was checked by
+ * columns.ts.
+ *
+ * Renderings beyond the spec table (decisions, see docs/filter.md):
+ * - `x < v`, `x <= v`, `x > v`, `x >= v` as such; `not (x > v)` as `x <= v` (the same in SQL's
+ *   three-valued logic: both are NULL for a NULL column).
+ * - `not contains` / `not starts_with` / `not ends_with` as `NOT LIKE`.
+ * - a bare field used as a condition (engine truthiness) as `col IS TRUE`, its negation as
+ *   `col IS NOT TRUE` (exact for boolean columns, NULL included).
+ * - `in` / `not in` lists that contain null: `(col IN (...) OR col IS NULL)` and
+ *   `(col NOT IN (...) AND col IS NOT NULL)`, because `IN (NULL)` never matches in SQL.
+ * - a top-level OR of paths is `(p1) OR (p2)`; nested ones `(a OR b)`; ANDs `(a AND b)`.
+ */
+import type { JsonValue } from '../expr/ast.js';
+import { likePattern, sqlLiteral } from './escape.js';
+import type { Pred } from './predicate.js';
+
+const OPS = { eq: '=', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' } as const;
+const NOT_OPS = { lt: '>=', le: '>', gt: '<=', ge: '<' } as const;
+
+/** Renders the tree as a SQL boolean expression (the filter text). */
+export function toSql(tree: Pred, columns: ReadonlyMap<string, string>): string {
+  const r = new Renderer(columns);
+  if (tree.type !== 'or') return r.render(tree);
+  const parts: string[] = [];
+  for (const c of tree.conditions) parts.push(isGroup(c) ? r.render(c) : `(${r.render(c)})`);
+  return parts.join(' OR ');
+}
+
+/**
+ * Renders nodes, remembering the text of each atom. NOTE (speed): paths share most of their
+ * conditions (the same objects: the negations of earlier branches), so each is rendered once.
+ */
+class Renderer {
+  private readonly done = new Map<Pred, string>();
+  constructor(private readonly columns: ReadonlyMap<string, string>) {}
+
+  render(p: Pred): string {
+    if (p.type === 'and' || p.type === 'or') {
+      const parts: string[] = [];
+      for (const c of p.conditions) parts.push(this.render(c));
+      return `(${parts.join(p.type === 'and' ? ' AND ' : ' OR ')})`;
+    }
+    let text = this.done.get(p);
+    if (text === undefined) {
+      text = render(p, this.columns);
+      this.done.set(p, text);
+    }
+    return text;
+  }
+}
+
+/** True when `render` already writes `p` as one parenthesised group. */
+function isGroup(p: Pred): boolean {
+  return p.type === 'and' || p.type === 'or' || ((p.type === 'in' || p.type === 'not_in') && p.values.includes(null));
+}
+
+function column(columns: ReadonlyMap<string, string>, field: string): string {
+  const c = columns.get(field);
+  if (c === undefined) throw new Error(`internal: no column for field ${field}`);
+  return c;
+}
+
+function render(p: Pred, columns: ReadonlyMap<string, string>): string {
+  switch (p.type) {
+    case 'always':
+      return 'TRUE';
+    case 'never':
+      return 'FALSE';
+    case 'and':
+    case 'or':
+      return new Renderer(columns).render(p);
+    case 'eq':
+    case 'ne':
+    case 'lt':
+    case 'le':
+    case 'gt':
+    case 'ge':
+      return `${column(columns, p.field)} ${OPS[p.type]} ${sqlLiteral(p.value)}`;
+    case 'not': {
+      const c = p.condition;
+      if (c.type === 'contains' || c.type === 'starts_with' || c.type === 'ends_with') {
+        return `${column(columns, c.field)} NOT LIKE ${likePattern(c.type, c.value as string)} ESCAPE '!'`;
+      }
+      if (c.type === 'eq' || c.type === 'ne') throw new Error('internal: not of eq/ne');
+      return `${column(columns, c.field)} ${NOT_OPS[c.type]} ${sqlLiteral(c.value)}`;
+    }
+    case 'in':
+    case 'not_in':
+      return setTest(p.type, column(columns, p.field), p.values);
+    case 'contains':
+    case 'starts_with':
+    case 'ends_with':
+      return `${column(columns, p.field)} LIKE ${likePattern(p.type, p.value as string)} ESCAPE '!'`;
+    case 'is_null':
+      return `${column(columns, p.field)} IS NULL`;
+    case 'not_null':
+      return `${column(columns, p.field)} IS NOT NULL`;
+    case 'truthy':
+      return `${column(columns, p.field)} IS TRUE`;
+    case 'falsy':
+      return `${column(columns, p.field)} IS NOT TRUE`;
+    case 'unsupported':
+      throw new Error(`internal: unsupported condition reached the SQL emitter: ${p.reason}`);
+  }
+}
+
+function setTest(type: 'in' | 'not_in', col: string, values: readonly JsonValue[]): string {
+  const literals: string[] = [];
+  let hasNull = false;
+  for (const v of values) {
+    if (v === null) hasNull = true;
+    else literals.push(sqlLiteral(v));
+  }
+  const list = `(${literals.join(', ')})`;
+  if (type === 'in') {
+    const test = `${col} IN ${list}`;
+    // NOTE: `x IN (1, NULL)` is NULL, never TRUE, for a NULL x; the engine's `null in [1, null]` is true.
+    return hasNull ? `(${test} OR ${col} IS NULL)` : test;
+  }
+  const test = `${col} NOT IN ${list}`;
+  return hasNull ? `(${test} AND ${col} IS NOT NULL)` : test;
+}

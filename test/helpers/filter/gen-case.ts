@@ -1,0 +1,282 @@
+/**
+ * Random filter cases for the soundness property: a ruleset (decisions over numbers, strings,
+ * booleans, `in`, `not in`, `contains`, `starts_with`, `ends_with`, `is_null`, `&&`, `||`, `!`,
+ * `if`, known and unknown fields, paths below a known scalar, action steps, variables, cycles,
+ * lenient and strict `field_missing`), a known input, target codes,
+ * sometimes a field mapping or a small max_paths, and random rows for the unknown fields.
+ *
+ * Deterministic from a seed (mulberry32), so a failing case is replayed with its seed. Unknown
+ * fields keep their type (a number column is compared with numbers), which is the filter's
+ * documented assumption and what a typed SQL column needs.
+ */
+import type { JsonValue } from '../../../src/expr/ast.js';
+import type { RulesetDoc } from '../../../src/ruleset/index.js';
+
+/** Small seeded PRNG with the helpers the generator needs. */
+export class Rng {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  /** Uniform in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[this.int(xs.length)]!;
+  }
+}
+
+/** A field of the generated rows. */
+export interface FieldSpec {
+  readonly path: string;
+  readonly type: 'number' | 'string' | 'boolean';
+  /** Its column when not mapped (the `_` rule). */
+  readonly column: string;
+}
+
+/** Every field the generator uses; the test table has one typed column per field. */
+export const FIELDS: readonly FieldSpec[] = [
+  { path: 'age', type: 'number', column: 'age' },
+  { path: 'score', type: 'number', column: 'score' },
+  { path: 'user.level', type: 'number', column: 'user_level' },
+  { path: 'name', type: 'string', column: 'name' },
+  { path: 'user.country', type: 'string', column: 'user_country' },
+  { path: 'tag', type: 'string', column: 'tag' },
+  { path: 'active', type: 'boolean', column: 'active' },
+  { path: 'user.vip', type: 'boolean', column: 'user_vip' },
+];
+
+const NUMBERS: readonly number[] = [-2, 0, 1, 2.5, 3, 5, 10, 18, 100];
+// NOTE: no character in U+E000..U+FFFF: JavaScript (mingo) orders those after astral characters,
+// the engine, PostgreSQL "C" and SQLite by code point. NUL is left out (PostgreSQL text refuses it).
+const STRINGS: readonly string[] = ['', 'a', 'b', 'ab', 'ba', 'abc', 'A', "a'b", '100%', 'a_b', 'x!y', '!%_', 'é', 'a.b', '(a)', 'a\\b', 'a$', '^a', 'a*', 'US', 'CA', '😀', 'a\nb'];
+const CHARS: readonly string[] = ['a', 'b', "'", '%', '_', '!', '.', '*', '$', '^', '\\', 'é', '😀', ' ', 'A'];
+
+/** A random value of a type (from small pools, so equalities hit often). */
+export function randomValue(rng: Rng, type: FieldSpec['type']): JsonValue {
+  switch (type) {
+    case 'number':
+      return rng.chance(0.8) ? rng.pick(NUMBERS) : rng.int(24) - 3;
+    case 'string':
+      if (rng.chance(0.75)) return rng.pick(STRINGS);
+      return Array.from({ length: rng.int(4) }, () => rng.pick(CHARS)).join('');
+    case 'boolean':
+      return rng.chance(0.5);
+  }
+}
+
+/** One generated case. */
+export interface FilterCase {
+  readonly seed: number;
+  readonly doc: RulesetDoc;
+  readonly knownInput: Record<string, JsonValue>;
+  readonly unknown: readonly FieldSpec[];
+  readonly targets: string[];
+  readonly mapping: Record<string, string>;
+  readonly maxPaths: number | undefined;
+  /** True when some condition reads a variable (the filter may then be a superset). */
+  readonly readsVariables: boolean;
+}
+
+/** Sets `value` at a dotted path inside `root`, creating objects on the way. */
+export function setPath(root: Record<string, JsonValue>, path: string, value: JsonValue): void {
+  const keys = path.split('.');
+  let cur = root;
+  for (const k of keys.slice(0, -1)) {
+    const next = cur[k];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) cur[k] = {};
+    cur = cur[k] as Record<string, JsonValue>;
+  }
+  cur[keys.at(-1)!] = value;
+}
+
+function lit(v: JsonValue): string {
+  return JSON.stringify(v);
+}
+
+class CaseBuilder {
+  readonly known: FieldSpec[];
+  readonly unknown: FieldSpec[];
+  readonly knownValues = new Map<string, JsonValue>();
+  /** The fields conditions mostly use (few, so conditions on the same field meet often). */
+  readonly focus: FieldSpec[];
+  readsVariables = false;
+
+  constructor(
+    readonly rng: Rng,
+    readonly useVariables: boolean,
+  ) {
+    this.known = FIELDS.filter(() => rng.chance(0.25));
+    this.unknown = FIELDS.filter((f) => !this.known.includes(f));
+    for (const f of this.known) this.knownValues.set(f.path, randomValue(rng, f.type));
+    const types: FieldSpec['type'][] = ['number', 'string', 'boolean'];
+    // One field of each type at least (so every atom kind has a field), then a few more.
+    this.focus = types.map((t) => rng.pick(FIELDS.filter((f) => f.type === t)));
+    for (const f of FIELDS) if (!this.focus.includes(f) && rng.chance(0.2)) this.focus.push(f);
+  }
+
+  private field(type?: FieldSpec['type']): FieldSpec {
+    const pool = (this.rng.chance(0.9) ? this.focus : FIELDS).filter((f) => type === undefined || f.type === type);
+    return this.rng.pick(pool);
+  }
+
+  /** A literal of a type, or sometimes a known field of that type (a known value, folded). */
+  private operand(type: FieldSpec['type']): string {
+    const known = this.known.filter((f) => f.type === type);
+    if (known.length > 0 && this.rng.chance(0.15)) return this.rng.pick(known).path;
+    if (type === 'number' && known.length > 0 && this.rng.chance(0.1)) return `${this.rng.pick(known).path} + 1`;
+    return lit(randomValue(this.rng, type));
+  }
+
+  condition(depth = 0): string {
+    const rng = this.rng;
+    if (depth < 2 && rng.chance(0.35)) {
+      const k = rng.int(7);
+      // Sometimes the right side is known to fail: the engine fails only where it evaluates it.
+      const knownStrings = this.known.filter((f) => f.type === 'string');
+      const right = (): string =>
+        knownStrings.length > 0 && rng.chance(0.15) ? `${rng.pick(knownStrings).path} * 2 > 1` : this.condition(depth + 1);
+      if (k < 3) return `(${this.condition(depth + 1)}) && (${right()})`;
+      if (k < 5) return `(${this.condition(depth + 1)}) || (${right()})`;
+      if (k < 6) return `!(${this.condition(depth + 1)})`;
+      return `if (${this.condition(depth + 1)}) then (${this.condition(depth + 1)}) else (${this.condition(depth + 1)})`;
+    }
+    return this.atom();
+  }
+
+  /** A plain comparison of a field with a literal of its type (never fails). */
+  comparison(): string {
+    const f = this.field();
+    return `${f.path} == ${lit(randomValue(this.rng, f.type))}`;
+  }
+
+  private atom(): string {
+    const rng = this.rng;
+    if (this.useVariables && rng.chance(0.12)) {
+      this.readsVariables = true;
+      return rng.pick(['$flag', '!$flag', '$count > 1', `$count == ${rng.int(3)}`, `$flag && ${this.atom()}`]);
+    }
+    const k = rng.int(20);
+    if (k < 7) {
+      const f = this.field();
+      const ops = f.type === 'boolean' ? ['==', '!='] : ['==', '!=', '<', '<=', '>', '>='];
+      const op = rng.pick(ops);
+      const v = rng.chance(0.05) ? 'null' : this.operand(f.type);
+      return rng.chance(0.2) ? `${v} ${op} ${f.path}` : `${f.path} ${op} ${v}`;
+    }
+    if (k < 10) {
+      const f = this.field();
+      const n = rng.int(4);
+      const items = Array.from({ length: n }, () => (rng.chance(0.1) ? 'null' : lit(randomValue(rng, f.type))));
+      return `${f.path} ${rng.chance(0.5) ? 'in' : 'not in'} [${items.join(', ')}]`;
+    }
+    if (k < 14) {
+      const f = this.field('string');
+      const fn = rng.pick(['contains', 'starts_with', 'ends_with']);
+      return `${fn}(${f.path}, ${this.operand('string')})`;
+    }
+    if (k < 15) return `${lit(randomValue(rng, 'string'))} in ${this.field('string').path}`;
+    if (k < 17) {
+      const f = this.field();
+      return rng.pick([`is_null(${f.path})`, `!is_null(${f.path})`, `${f.path} == null`, `${f.path} != null`]);
+    }
+    if (k < 18 && this.known.length > 0) {
+      // A path below a known scalar cannot resolve: null when lenient, a failure when strict.
+      const f = rng.pick(this.known);
+      return rng.pick([`${f.path}.sub == null`, `is_null(${f.path}.sub)`, `${f.path}.sub != 1`]);
+    }
+    const b = this.field('boolean');
+    return rng.chance(0.5) ? b.path : `!${b.path}`;
+  }
+}
+
+/** Generates the case of a seed. */
+export function generateCase(seed: number): FilterCase {
+  const rng = new Rng(seed);
+  const useVariables = rng.chance(0.2);
+  const b = new CaseBuilder(rng, useVariables);
+  const codes = ['A', 'B', 'C'];
+  const nInner = 1 + rng.int(7);
+  const nTerminals = 2 + rng.int(3);
+  const inner = Array.from({ length: nInner }, (_, i) => `s${i}`);
+  const terminals = Array.from({ length: nTerminals }, (_, i) => `t${i}`);
+  const target = (i: number): string => {
+    // Mostly forward (towards terminals), sometimes back (a cycle).
+    if (rng.chance(0.08)) return rng.pick(inner.slice(0, i + 1));
+    const ahead = [...inner.slice(i + 1), ...terminals];
+    return rng.pick(ahead);
+  };
+  const steps: RulesetDoc['steps'] = {};
+  inner.forEach((id, i) => {
+    if (useVariables && rng.chance(0.3)) {
+      steps[id] = {
+        type: 'action',
+        actions: [
+          // Comparisons never fail, so an action fails no row (the filter does not model that).
+          { action: 'set_variable', name: 'flag', value: rng.pick(['true', 'false', b.comparison()]) },
+          { action: 'set_variable', name: 'count', value: rng.pick(['0', '2', 'if $flag then 1 else 3']) },
+          { action: 'log', message: 'step', level: 'debug' },
+        ],
+        next_step: target(i),
+      };
+      return;
+    }
+    const branches = Array.from({ length: 1 + rng.int(3) }, () => ({ condition: b.condition(), next_step: target(i) }));
+    steps[id] = { type: 'decision', branches, ...(rng.chance(0.85) ? { default_next: target(i) } : {}) };
+  });
+  for (const id of terminals) steps[id] = { type: 'terminal', result: { code: rng.pick(codes), message: id } };
+
+  const knownInput: Record<string, JsonValue> = {};
+  for (const [path, v] of b.knownValues) setPath(knownInput, path, v);
+  // Target codes among the terminals reachable from the entry (else most cases never match).
+  const seen = new Set<string>();
+  const walk = (id: string): void => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    const st = steps[id]!;
+    if (st.type === 'decision') [...st.branches.map((x) => x.next_step), ...(st.default_next ? [st.default_next] : [])].forEach(walk);
+    else if (st.type === 'action') walk(st.next_step);
+  };
+  walk('s0');
+  const reachable = terminals.filter((id) => seen.has(id));
+  const used = [...new Set((reachable.length > 0 ? reachable : terminals).map((id) => (steps[id] as { result: { code: string } }).result.code))];
+  const targets = used.filter(() => rng.chance(0.5));
+  if (targets.length === 0) targets.push(rng.pick(used));
+  if (targets.length === used.length && used.length > 1 && rng.chance(0.8)) targets.splice(rng.int(targets.length), 1);
+  if (rng.chance(0.05)) targets.push('Z');
+  const mapping: Record<string, string> = {};
+  if (rng.chance(0.2)) mapping['user.country'] = 't.user_country';
+  if (rng.chance(0.2)) mapping['tag'] = 'tag';
+  return {
+    seed,
+    doc: { config: { name: `gen_${seed}`, entry_step: 's0', ...(rng.chance(0.2) ? { field_missing: 'strict' as const } : {}) }, steps },
+    knownInput,
+    unknown: b.unknown,
+    targets,
+    mapping,
+    maxPaths: rng.chance(0.1) ? 1 + rng.int(3) : undefined,
+    readsVariables: b.readsVariables,
+  };
+}
+
+/** A row: a value (or null) for every field. */
+export type Row = { readonly id: number; readonly values: ReadonlyMap<string, JsonValue> };
+
+/** Random rows; with `nullRate` > 0 some values are null. */
+export function generateRows(rng: Rng, count: number, nullRate: number): Row[] {
+  return Array.from({ length: count }, (_, id) => ({
+    id,
+    values: new Map(FIELDS.map((f) => [f.path, rng.chance(nullRate) ? null : randomValue(rng, f.type)])),
+  }));
+}
