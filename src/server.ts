@@ -7,8 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from './config/index.js';
 import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js';
+import type { Tracing } from './observe/tracing.js';
 import { NO_METRICS } from './service/ports.js';
 import { RuleService } from './service/rule-service.js';
+import { setupTenancy } from './service/tenancy.js';
 import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/index.js';
 import { createStore } from './store/index.js';
 import { startSync } from './sync/index.js';
@@ -40,8 +42,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   };
 
   const store = createStore({ rulesDir: config.rulesDir, maxVersions: config.maxVersions, logger });
-  const metrics = config.metricsEnabled ? new Metrics({ version: VERSION, rulesCount: () => store.count() }) : null;
+  const metrics = config.metricsEnabled ? new Metrics({ version: VERSION, rulesCount: () => store.count(), tenantLabel: config.multiTenancyEnabled }) : null;
   const audit = new AuditLog({ dir: config.auditDir ?? undefined, logger, sampleRate: config.auditSampleRate });
+  // Observability of issue 10: trace export only with --otlp-endpoint (the SDK is not even
+  // loaded otherwise); per-request log lines only at --log-level debug.
+  const tracing = config.otlpEndpoint === null ? null : await startTracing(config, logger);
+  const requestLog = config.logLevel === 'debug' ? logger : undefined;
+  const observe = { ...(tracing ? { tracing } : {}), ...(requestLog ? { requestLog } : {}) };
+  // Multi-tenancy (issue 8): the tenant registry from <rules-dir>/tenants.json; null when off.
+  const tenancy = config.multiTenancyEnabled ? await setupTenancy({ config, store, audit, logger, clock: () => performance.now() }) : null;
   const service = new RuleService(
     {
       version: VERSION,
@@ -60,12 +69,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       logger,
       clock: () => performance.now(),
       now: Date.now,
+      ...(tracing ? { tracer: tracing } : {}),
+      ...(tenancy ? { tenancy: tenancy.registry } : {}),
     },
   );
 
   const report = await store.load(service.prepareFile);
   for (const skipped of report.skipped) logger.warn({ path: skipped.path, reason: skipped.reason }, 'skipped a rule file');
   logger.info({ loaded: report.loaded, skipped: report.skipped.length, rules_dir: config.rulesDir }, 'rules loaded');
+  tenancy?.reportUnregistered();
 
   const closers: Array<() => Promise<void>> = [];
   let httpUrl: string | null = null;
@@ -74,7 +86,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       bodyLimit: config.maxRequestBodyBytes,
       requestTimeoutMs: config.requestTimeoutSecs * 1000,
       debugMode: config.debugMode,
+      debugRuleset: (ctx, name) => service.debugRuleset(ctx, name),
+      ...observe,
       multiTenancy: config.multiTenancyEnabled,
+      ...(tenancy ? { tenants: tenancy.manager } : {}),
       metrics: metrics ? async () => ({ contentType: metrics.contentType, body: await metrics.render() }) : undefined,
       logger,
     });
@@ -88,7 +103,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (!config.disableGrpc || config.udsPath !== null) {
     // gRPC on --grpc-addr and/or --uds-path (issue 5); a failed start closes what already listens.
     try {
-      const grpc = await startGrpcServer(service, config, logger);
+      const grpc = await startGrpcServer(service, config, logger, observe);
       closers.push(() => grpc.close());
     } catch (err) {
       await Promise.allSettled(closers.map((c) => c()));
@@ -110,10 +125,26 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     close() {
       closing ??= (async () => {
         await Promise.allSettled(closers.map((c) => c()));
+        // Spans of the requests just finished are exported before exit.
+        await tracing?.shutdown().catch((err: unknown) => logger.warn({ err: (err as Error)?.message }, 'trace export flush failed'));
         audit.write('server_stopped', { uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) });
         await audit.close();
       })();
       return closing;
     },
   };
+}
+
+/** Starts trace export to `--otlp-endpoint` (issue 10); the OpenTelemetry SDK loads here. */
+async function startTracing(config: Config, logger: Logger): Promise<Tracing> {
+  const { Tracing } = await import('./observe/tracing.js');
+  const tracing = new Tracing({
+    endpoint: config.otlpEndpoint as string,
+    serviceName: config.serviceName,
+    serviceVersion: VERSION,
+    instanceId: config.instanceId,
+    logger,
+  });
+  logger.info({ url: tracing.url, service_name: config.serviceName }, 'trace export on');
+  return tracing;
 }

@@ -1,0 +1,295 @@
+/**
+ * The reader's side of broker sync. Whenever the broker comes up (and again whenever the
+ * durable consumer's message loop ends), the reader
+ *
+ * 1. replays the latest event of every subject (`readLatestPerSubject`) and applies it; then,
+ *    when the stream held any rule event, removes local rules the stream does not show as live
+ *    (deleted while this reader was away, possibly longer ago than the stream keeps events);
+ * 2. resumes its durable pull consumer `svc-{instance-id}` (created, when missing, to start
+ *    right after what step 1 read), applying each event and acking it after it was applied.
+ *
+ * Messages of this instance, stale redeliveries and duplicates are skipped (`EventDeduper`).
+ * A message that cannot be applied because of a local failure is negatively acknowledged and
+ * comes back; one that can never be applied (bad envelope, invalid ruleset) is logged and
+ * acked so it does not block the stream. See docs/operations.md.
+ */
+import type { BrokerLink, BrokerSession } from './broker-link.js';
+import { errorText, isNotFound } from './broker-link.js';
+import { sleep, type SyncClock } from './clock.js';
+import { EventDeduper } from './dedup.js';
+import { STREAM_NAME, allSubjects, decodeEnvelope, type SyncEvent, type TenantConfigChangedEvent } from './events.js';
+import { readLatestPerSubject } from './latest-per-subject.js';
+import type { ConsumerMessagesLike, JsMsgLike } from './nats-api.js';
+import type { SyncLogger, SyncTarget } from './sync-types.js';
+
+/** A durable consumer unused for 7 days (the stream's retention) is removed by the server. */
+const CONSUMER_INACTIVE_NS = 7 * 24 * 3600 * 1_000_000_000;
+
+/** Options of `BrokerConsumer`. */
+export interface BrokerConsumerOptions {
+  readonly link: BrokerLink;
+  readonly target: SyncTarget;
+  readonly instanceId: string;
+  readonly prefix: string;
+  readonly clock: SyncClock;
+  readonly logger: SyncLogger;
+  /** Whether applied events are written to the rules dir (a reader with its own dir). */
+  readonly persist: boolean;
+  /** Hook for `TenantConfigChanged` (multi-tenancy); default: logged and skipped. */
+  readonly onTenantEvent?: (event: TenantConfigChangedEvent) => void | Promise<void>;
+}
+
+/** Consumer state for `/health`. */
+export interface ConsumerStatus {
+  readonly consumer: string;
+  readonly bootstrapped: boolean;
+  readonly applied: number;
+  readonly skipped: number;
+  readonly last_event_at: string | null;
+  readonly last_sequence: number;
+}
+
+/** What happened to one message. */
+type Handled = 'applied' | 'skipped' | 'retry';
+
+/** The reader's consumer (see the module comment). */
+export class BrokerConsumer {
+  readonly durableName: string;
+  private readonly dedup: EventDeduper;
+  private running: Promise<void> | undefined;
+  private messages: ConsumerMessagesLike | undefined;
+  private closed = false;
+  private readonly abort = new AbortController();
+  private bootstrapped = false;
+  private applied = 0;
+  private skipped = 0;
+  private lastEventAt: number | null = null;
+  private lastSequence = 0;
+
+  constructor(private readonly options: BrokerConsumerOptions) {
+    this.durableName = `svc-${options.instanceId}`;
+    this.dedup = new EventDeduper(options.instanceId);
+  }
+
+  /** Starts consuming whenever the broker is up. */
+  start(): void {
+    this.options.link.onUp((session) => this.ensureRunning(session));
+  }
+
+  /** State for `/health`. */
+  status(): ConsumerStatus {
+    return {
+      consumer: this.durableName,
+      bootstrapped: this.bootstrapped,
+      applied: this.applied,
+      skipped: this.skipped,
+      last_event_at: this.lastEventAt === null ? null : new Date(this.lastEventAt).toISOString(),
+      last_sequence: this.lastSequence,
+    };
+  }
+
+  /** Stops consuming. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.abort.abort();
+    await this.messages?.close().catch(() => undefined);
+    await this.running;
+  }
+
+  /** Runs the loop for `session` unless one runs; a loop that ends picks up a newer session. */
+  private ensureRunning(session: BrokerSession): void {
+    if (this.running || this.closed) return;
+    this.running = this.run(session).finally(() => {
+      this.running = undefined;
+      const current = this.options.link.current;
+      if (current && current !== session) this.ensureRunning(current);
+    });
+  }
+
+  /** Bootstrap then consume, again and again while this session is up. */
+  private async run(session: BrokerSession): Promise<void> {
+    const { link, logger, clock } = this.options;
+    while (!this.closed && link.current === session) {
+      try {
+        const startSeq = await this.bootstrap(session);
+        await this.consume(session, startSeq);
+      } catch (err) {
+        if (this.closed) return;
+        logger.warn({ err: errorText(err), consumer: this.durableName }, 'sync consumer interrupted; restarting');
+      }
+      await sleep(clock, 500, this.abort.signal);
+    }
+  }
+
+  /** Step 1 of the module comment. Resolves to the stream sequence the durable should start at. */
+  private async bootstrap(session: BrokerSession): Promise<number> {
+    const { target, logger, prefix, clock } = this.options;
+    const before = await session.jsm.streams.info(STREAM_NAME);
+    const live = new Set<string>();
+    let rules = 0;
+    const read = await readLatestPerSubject({
+      js: session.js,
+      prefix,
+      clock,
+      handle: async (msg) => {
+        const { event, result } = await this.handle(msg, false);
+        // A local failure: start over rather than resume past an event that was not applied.
+        if (result === 'retry') throw new Error(`could not apply the event at sequence ${msg.info.streamSequence}`);
+        if (event && event.type !== 'TenantConfigChanged') {
+          rules++;
+          if (event.type === 'RulePut') live.add(key(event.tenant_id, event.name));
+        }
+      },
+    });
+    let removed = 0;
+    // NOTE: with no rule event at all (no writer ever published, or it holds nothing and the
+    // tombstones expired) the local rules are kept: there is nothing to compare them with.
+    if (rules > 0) {
+      for (const tenant of target.store.tenants()) {
+        for (const record of target.store.list(tenant)) {
+          if (live.has(key(tenant, record.name))) continue;
+          if ((await target.applyDelete(tenant, record.name, 'sync', this.options.persist)) === 'applied') removed++;
+        }
+      }
+    }
+    this.bootstrapped = true;
+    logger.info({ replayed: read.count, removed, rules_count: target.store.count() }, 'sync bootstrap done: replayed the latest event per subject');
+    return Math.max(read.lastSeq, before.state.last_seq) + 1;
+  }
+
+  /** Step 2 of the module comment. Returns when the message loop ends. */
+  private async consume(session: BrokerSession, startSeq: number): Promise<void> {
+    const { logger, prefix } = this.options;
+    const filter = allSubjects(prefix);
+    let info = await session.jsm.consumers.info(STREAM_NAME, this.durableName).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    });
+    if (info && info.config['filter_subject'] !== filter) {
+      logger.warn({ consumer: this.durableName, filter: info.config['filter_subject'] }, 'durable consumer has another subject filter; recreating it');
+      await session.jsm.consumers.delete(STREAM_NAME, this.durableName);
+      info = undefined;
+    }
+    if (!info) {
+      info = await session.jsm.consumers.add(STREAM_NAME, {
+        durable_name: this.durableName,
+        ack_policy: 'explicit',
+        deliver_policy: 'by_start_sequence',
+        opt_start_seq: startSeq,
+        filter_subject: filter,
+        ack_wait: 30_000_000_000, // 30 s in ns
+        max_deliver: -1,
+        max_ack_pending: 1000,
+        // A reader that never comes back (e.g. a random instance id) does not leave its consumer
+        // behind forever; one that comes back later bootstraps again.
+        inactive_threshold: CONSUMER_INACTIVE_NS,
+      });
+      logger.info({ consumer: this.durableName, start_seq: startSeq }, 'created the durable sync consumer');
+    } else {
+      logger.info({ consumer: this.durableName, pending: info.num_pending }, 'resuming the durable sync consumer from its last ack');
+    }
+    const consumer = await session.js.consumers.get(STREAM_NAME, this.durableName);
+    const messages = await consumer.consume({ max_messages: 256 });
+    this.messages = messages;
+    this.watchNotifications(messages);
+    try {
+      for await (const msg of messages) {
+        if (this.closed) break;
+        await this.handle(msg, true);
+      }
+    } finally {
+      this.messages = undefined;
+      await messages.close().catch(() => undefined);
+    }
+  }
+
+  /** Ends the message loop when the consumer or stream is gone (it is then rebuilt). */
+  private watchNotifications(messages: ConsumerMessagesLike): void {
+    const withStatus = messages as ConsumerMessagesLike & { status?: () => AsyncIterable<{ type: string; count?: number }> };
+    if (typeof withStatus.status !== 'function') return;
+    void (async () => {
+      for await (const n of withStatus.status!()) {
+        const gone = n.type === 'consumer_deleted' || n.type === 'stream_not_found' || (n.type === 'consumer_not_found' && (n.count ?? 0) >= 2);
+        if (gone) {
+          this.options.logger.warn({ consumer: this.durableName, notification: n.type }, 'durable sync consumer lost; rebuilding');
+          await messages.close().catch(() => undefined);
+          return;
+        }
+      }
+    })().catch(() => undefined);
+  }
+
+  /**
+   * Decodes, filters and applies one message; acks it when `ack` is set (durable consumer).
+   * Resolves to the decoded event (undefined for an undecodable message) and what was done.
+   */
+  private async handle(msg: JsMsgLike, ack: boolean): Promise<{ event: SyncEvent | undefined; result: Handled }> {
+    const { target, logger } = this.options;
+    const seq = msg.info.streamSequence;
+    let envelope;
+    try {
+      envelope = decodeEnvelope(msg.data);
+    } catch (err) {
+      logger.warn({ subject: msg.subject, seq, err: errorText(err) }, 'skipped an invalid sync message');
+      if (ack) msg.term();
+      return { event: undefined, result: 'skipped' };
+    }
+    const event = envelope.event;
+    this.lastEventAt = this.options.clock.now();
+    this.lastSequence = Math.max(this.lastSequence, seq);
+    let result: Handled;
+    const current = event.type === 'TenantConfigChanged' ? undefined : target.store.get(event.tenant_id, event.name);
+    const verdict = this.dedup.check(envelope, seq, current);
+    if (verdict !== 'apply') {
+      logger.debug({ seq, type: event.type, verdict }, 'sync event skipped');
+      result = 'skipped';
+    } else {
+      result = await this.apply(event, seq);
+      if (result !== 'retry') {
+        this.dedup.applied(envelope, seq, event.type === 'TenantConfigChanged' ? undefined : target.store.get(event.tenant_id, event.name));
+      }
+    }
+    if (result === 'applied') this.applied++;
+    if (result === 'skipped') this.skipped++;
+    if (ack) {
+      if (result === 'retry') msg.nak(1000);
+      else msg.ack();
+    }
+    return { event, result };
+  }
+
+  private async apply(event: SyncEvent, seq: number): Promise<Handled> {
+    const { target, logger, persist } = this.options;
+    try {
+      if (event.type === 'TenantConfigChanged') {
+        if (this.options.onTenantEvent) await this.options.onTenantEvent(event);
+        else logger.debug({ tenant: event.tenant_id, seq }, 'tenant sync event ignored (multi-tenancy sync is not wired)');
+        return 'applied';
+      }
+      if (event.type === 'RuleDeleted') {
+        const outcome = await target.applyDelete(event.tenant_id, event.name, 'sync', persist);
+        if (outcome === 'applied') logger.info({ type: event.type, tenant: event.tenant_id, name: event.name, seq }, 'sync event applied');
+        return outcome === 'applied' ? 'applied' : 'skipped';
+      }
+      let doc: unknown;
+      try {
+        doc = JSON.parse(event.ruleset_json);
+      } catch (err) {
+        logger.warn({ name: event.name, seq, err: errorText(err) }, 'skipped a RulePut whose ruleset_json is not JSON');
+        return 'skipped';
+      }
+      const outcome = await target.applyPut(event.tenant_id, doc, 'sync', persist);
+      if (outcome === 'applied') {
+        logger.info({ type: event.type, tenant: event.tenant_id, name: event.name, version: event.version, seq }, 'sync event applied');
+      }
+      return outcome === 'applied' ? 'applied' : 'skipped';
+    } catch (err) {
+      logger.warn({ type: event.type, seq, err: errorText(err) }, 'could not apply a sync event; it will be redelivered');
+      return 'retry';
+    }
+  }
+}
+
+function key(tenant: string, name: string): string {
+  return `${tenant}\u0000${name}`;
+}

@@ -1,0 +1,142 @@
+/**
+ * Sync events on the wire (SPEC.md "Sync events", DECISIONS.md 7): the envelope
+ * `{instance_id, event, timestamp_ms}` and the events `RulePut`, `RuleDeleted` and
+ * `TenantConfigChanged`, their subjects, and strict decoding of what a reader receives.
+ *
+ * Subjects: `{prefix}.{tenant_id}.{name}` for rules and `{prefix}.tenants` for tenant events.
+ * NOTE: a ruleset name or tenant id may contain `.` (DECISIONS.md 1), which separates NATS
+ * subject tokens, and may even end with one (an invalid subject). Inside a token `.` is
+ * written `%2E`; `%` never occurs in a name, so the mapping stays one-to-one and a name
+ * without dots gets exactly the subject of the spec.
+ */
+import { isValidRulesetName } from '../ruleset/model.js';
+import type { RuleRecord } from '../store/types.js';
+
+/** A rule was created, updated or rolled back. */
+export interface RulePutEvent {
+  readonly type: 'RulePut';
+  readonly tenant_id: string;
+  readonly name: string;
+  /** JSON text of the ruleset (with `_signature` when it was stored with one). */
+  readonly ruleset_json: string;
+  readonly version: string;
+}
+
+/** A rule was deleted. */
+export interface RuleDeletedEvent {
+  readonly type: 'RuleDeleted';
+  readonly tenant_id: string;
+  readonly name: string;
+}
+
+/** A tenant record was created, updated (record) or deleted (null). */
+export interface TenantConfigChangedEvent {
+  readonly type: 'TenantConfigChanged';
+  readonly tenant_id: string;
+  readonly tenant: Record<string, unknown> | null;
+}
+
+/** Any sync event. */
+export type SyncEvent = RulePutEvent | RuleDeletedEvent | TenantConfigChangedEvent;
+
+/** What travels in a message body. */
+export interface SyncEnvelope {
+  readonly instance_id: string;
+  readonly event: SyncEvent;
+  readonly timestamp_ms: number;
+}
+
+/** The stream of sync events (SPEC.md "Sync events"). */
+export const STREAM_NAME = 'svc-rules';
+/** Retention of the stream: 7 days (SPEC.md "Limits"). */
+export const STREAM_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
+/** Escapes one subject token (see the module comment). */
+export function subjectToken(value: string): string {
+  return value.replaceAll('.', '%2E');
+}
+
+/** Subject of the events of one rule: `{prefix}.{tenant_id}.{name}`. */
+export function ruleSubject(prefix: string, tenant: string, name: string): string {
+  return `${prefix}.${subjectToken(tenant)}.${subjectToken(name)}`;
+}
+
+/** Subject of tenant events: `{prefix}.tenants`. */
+export function tenantsSubject(prefix: string): string {
+  return `${prefix}.tenants`;
+}
+
+/** Subject filter that covers every sync subject: `{prefix}.>`. */
+export function allSubjects(prefix: string): string {
+  return `${prefix}.>`;
+}
+
+/** Subject of any event. */
+export function eventSubject(prefix: string, event: SyncEvent): string {
+  return event.type === 'TenantConfigChanged' ? tenantsSubject(prefix) : ruleSubject(prefix, event.tenant_id, event.name);
+}
+
+/** The `RulePut` of a stored record. */
+export function rulePutOf(record: RuleRecord): RulePutEvent {
+  const doc = record.signature ? { ...record.doc, _signature: record.signature } : record.doc;
+  return { type: 'RulePut', tenant_id: record.tenant, name: record.name, ruleset_json: JSON.stringify(doc), version: record.version };
+}
+
+/** The `RuleDeleted` of a rule. */
+export function ruleDeletedOf(tenant: string, name: string): RuleDeletedEvent {
+  return { type: 'RuleDeleted', tenant_id: tenant, name };
+}
+
+/** Serializes an envelope to the message body. */
+export function encodeEnvelope(envelope: SyncEnvelope): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(envelope));
+}
+
+/** A message body that is not a valid envelope. */
+export class EnvelopeError extends Error {}
+
+/** Parses and validates a message body; throws `EnvelopeError` with the reason. */
+export function decodeEnvelope(bytes: Uint8Array): SyncEnvelope {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (err) {
+    throw new EnvelopeError(`body is not JSON: ${(err as Error).message}`);
+  }
+  if (!isObject(value)) throw new EnvelopeError('body is not a JSON object');
+  const { instance_id, event, timestamp_ms } = value;
+  if (typeof instance_id !== 'string' || instance_id === '') throw new EnvelopeError('instance_id must be a non-empty string');
+  if (typeof timestamp_ms !== 'number' || !Number.isFinite(timestamp_ms)) throw new EnvelopeError('timestamp_ms must be a number');
+  return { instance_id, timestamp_ms, event: decodeEvent(event) };
+}
+
+function decodeEvent(event: unknown): SyncEvent {
+  if (!isObject(event)) throw new EnvelopeError('event must be an object');
+  const { type, tenant_id } = event;
+  if (!isValidRulesetName(tenant_id)) throw new EnvelopeError('event.tenant_id must be a valid tenant id');
+  switch (type) {
+    case 'RulePut': {
+      const { name, ruleset_json, version } = event;
+      if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid ruleset name');
+      if (typeof ruleset_json !== 'string') throw new EnvelopeError('event.ruleset_json must be a string');
+      if (typeof version !== 'string') throw new EnvelopeError('event.version must be a string');
+      return { type, tenant_id, name, ruleset_json, version };
+    }
+    case 'RuleDeleted': {
+      const { name } = event;
+      if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid ruleset name');
+      return { type, tenant_id, name };
+    }
+    case 'TenantConfigChanged': {
+      const tenant = event['tenant'];
+      if (tenant !== null && !isObject(tenant)) throw new EnvelopeError('event.tenant must be an object or null');
+      return { type, tenant_id, tenant };
+    }
+    default:
+      throw new EnvelopeError(`unknown event type ${JSON.stringify(type)}`);
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,173 @@
+/**
+ * Rule synchronization (SPEC.md 7-8, architecture guide point 7): starts the adapters a
+ * configuration asks for and reports their state in the `sync` block of `/health`.
+ *
+ * - `--watch-rules` (with `--rules-dir`): the rules-dir watcher, on any role.
+ * - `--sync-url` on a writer: the publisher; on a reader: the durable consumer. A standalone
+ *   instance does not synchronize (SPEC.md 7), so it ignores `--sync-url` with a warning.
+ *   Where the NATS client is not installed, `--sync-url` logs that broker sync is unavailable
+ *   and has no effect.
+ *
+ * A reader with its own rules dir (no watcher) writes what it receives to that dir, so it
+ * restarts with it; with the watcher on, the dir belongs to the writer and nothing is written.
+ */
+import type { Config } from '../config/index.js';
+import { BrokerConsumer } from './broker-consumer.js';
+import { BrokerLink } from './broker-link.js';
+import { BrokerPublisher } from './broker-publisher.js';
+import { realClock, type SyncClock } from './clock.js';
+import type { TenantConfigChangedEvent } from './events.js';
+import { DEFAULT_NATS_MODULES, loadNatsApi, type NatsModuleNames } from './nats-api.js';
+import type { SyncLogger, SyncTarget } from './sync-types.js';
+import { RuleWatcher, type CreateFsWatcher } from './watcher.js';
+
+export type { SyncLogger, SyncTarget } from './sync-types.js';
+
+/** The configuration fields sync reads. */
+export type SyncConfig = Pick<
+  Config,
+  | 'role'
+  | 'rulesDir'
+  | 'watchRules'
+  | 'watchPoll'
+  | 'watchPollIntervalMs'
+  | 'syncUrl'
+  | 'syncSubjectPrefix'
+  | 'instanceId'
+  | 'republishIntervalSecs'
+  | 'multiTenancyEnabled'
+>;
+
+/** Hooks for the tenant registry (multi-tenancy is wired by its own module). */
+export interface SyncHooks {
+  /** `tenants.json` changed in the rules dir (watcher, multi-tenancy mode). */
+  readonly onTenantsFileChanged?: () => void | Promise<void>;
+  /** A `TenantConfigChanged` event arrived (reader). */
+  readonly onTenantEvent?: (event: TenantConfigChangedEvent) => void | Promise<void>;
+}
+
+/** Options of `startSync`. */
+export interface StartSyncOptions {
+  readonly config: SyncConfig;
+  readonly target: SyncTarget;
+  readonly logger: SyncLogger;
+  readonly clock?: SyncClock;
+  /** Module names of the NATS client (tests point them at a module that does not exist). */
+  readonly natsModules?: NatsModuleNames;
+  readonly hooks?: SyncHooks;
+  readonly createFsWatcher?: CreateFsWatcher;
+  /** Rule files changed after this time are re-checked when the watcher is ready. Default: process start. */
+  readonly recheckSince?: number;
+}
+
+/** Running sync adapters. */
+export interface RunningSync {
+  /** The `sync` block of `/health`, or null when nothing synchronizes. */
+  status(): Record<string, unknown> | null;
+  /** Stops the adapters (before the audit log closes). */
+  close(): Promise<void>;
+}
+
+/** Starts what the configuration asks for (see the module comment). Never rejects for broker trouble. */
+export async function startSync(options: StartSyncOptions): Promise<RunningSync> {
+  const { config, target, logger } = options;
+  const clock = options.clock ?? realClock;
+  const closers: Array<() => Promise<void>> = [];
+  let watcher: RuleWatcher | undefined;
+  let link: BrokerLink | undefined;
+  let publisher: BrokerPublisher | undefined;
+  let consumer: BrokerConsumer | undefined;
+  let broker: Record<string, unknown> | null = null;
+
+  if (config.watchRules && config.rulesDir) {
+    watcher = new RuleWatcher({
+      rulesDir: config.rulesDir,
+      target,
+      logger,
+      clock,
+      poll: config.watchPoll,
+      pollIntervalMs: config.watchPollIntervalMs,
+      watchTenantsFile: config.multiTenancyEnabled,
+      recheckSince: options.recheckSince ?? Math.floor(performance.timeOrigin),
+      ...(options.hooks?.onTenantsFileChanged ? { onTenantsFileChanged: options.hooks.onTenantsFileChanged } : {}),
+      ...(options.createFsWatcher ? { createFsWatcher: options.createFsWatcher } : {}),
+    });
+    await watcher.start();
+    const w = watcher;
+    closers.push(() => w.close());
+  }
+
+  if (config.syncUrl) {
+    if (config.role === 'standalone') {
+      logger.warn({ sync_url: config.syncUrl }, '--sync-url has no effect on a standalone instance (use --role writer or reader)');
+      broker = { enabled: false, reason: 'standalone instances do not synchronize' };
+    } else {
+      const loaded = await loadNatsApi(options.natsModules ?? DEFAULT_NATS_MODULES);
+      if (!loaded.ok) {
+        logger.warn(
+          { sync_url: config.syncUrl, reason: loaded.reason },
+          'broker sync unavailable: the NATS client (@nats-io/transport-node, @nats-io/jetstream) is not installed; --sync-url has no effect',
+        );
+        broker = { enabled: false, reason: 'NATS client not installed' };
+      } else {
+        link = new BrokerLink({ api: loaded.api, url: config.syncUrl, name: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger });
+        const common = { link, target, instanceId: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger };
+        if (config.role === 'writer') {
+          publisher = new BrokerPublisher({ ...common, republishIntervalMs: config.republishIntervalSecs * 1000 });
+          publisher.start();
+        } else {
+          consumer = new BrokerConsumer({
+            ...common,
+            persist: target.store.mode === 'persistent' && !config.watchRules,
+            ...(options.hooks?.onTenantEvent ? { onTenantEvent: options.hooks.onTenantEvent } : {}),
+          });
+          consumer.start();
+        }
+        link.start();
+        const l = link;
+        const p = publisher;
+        const c = consumer;
+        // Order: stop producing/consuming, then drop the connection.
+        closers.unshift(async () => {
+          await Promise.allSettled([p?.close(), c?.close()]);
+          await l.close();
+        });
+      }
+    }
+  }
+
+  const active = watcher !== undefined || config.syncUrl !== null;
+  const status = (): Record<string, unknown> | null => {
+    if (!active) return null;
+    const w = watcher?.status() ?? null;
+    const pub = publisher?.status() ?? null;
+    const con = consumer?.status() ?? null;
+    const brokerEventAt = pub?.last_published_at ?? con?.last_event_at ?? null;
+    const lastEventAt = [brokerEventAt, w?.last_reload_at ?? null].filter((t): t is string => t !== null).sort().at(-1) ?? null;
+    return {
+      role: config.role,
+      mode: link && watcher ? 'broker+watcher' : link ? 'broker' : watcher ? 'watcher' : 'none',
+      instance_id: config.instanceId,
+      connected: link ? link.connected : null,
+      last_event_at: lastEventAt,
+      broker: link
+        ? { enabled: true, url: config.syncUrl, subject_prefix: config.syncSubjectPrefix, connected: link.connected, last_error: link.lastError, ...(pub ?? {}), ...(con ?? {}) }
+        : broker,
+      watcher: w,
+    };
+  };
+  if (active) target.setSyncStatus(() => status() ?? {});
+
+  let closing: Promise<void> | undefined;
+  return {
+    status,
+    close() {
+      closing ??= (async () => {
+        for (const close of closers) {
+          await close().catch((err: unknown) => logger.warn({ err: (err as Error)?.message ?? String(err) }, 'sync close failed'));
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Maps a path the watcher reports to what it means for the rules dir layout (DECISIONS.md 4
+ * and 8, `store/layout.ts`): a rule file of a tenant, the tenant registry `tenants.json`, a
+ * tenant directory, or nothing of ours (dotfiles, `.versions/`, temp files of atomic writes,
+ * `.health_probe`, other extensions).
+ */
+import { relative, sep } from 'node:path';
+import { isValidRulesetName } from '../ruleset/model.js';
+import { TENANTS_DIR, TENANTS_FILE, isReservedName, parseRuleFileName } from '../store/layout.js';
+import { DEFAULT_TENANT } from '../store/types.js';
+
+/** What a path is. */
+export type RulePathKind =
+  | { readonly kind: 'rule'; readonly tenant: string; readonly name: string }
+  | { readonly kind: 'tenants-file' }
+  | { readonly kind: 'tenant-dir'; readonly tenant: string }
+  | { readonly kind: 'other' };
+
+const OTHER: RulePathKind = Object.freeze({ kind: 'other' });
+
+/** Classifies `path` (absolute, or relative to the process) against `rulesDir`. */
+export function classifyRulePath(rulesDir: string, path: string): RulePathKind {
+  const rel = relative(rulesDir, path);
+  if (rel === '' || rel.startsWith('..')) return OTHER;
+  const parts = rel.split(sep);
+  if (parts.some((p) => p.startsWith('.'))) return OTHER;
+  if (parts.length === 1) {
+    if (parts[0] === TENANTS_FILE) return { kind: 'tenants-file' };
+    return ruleFile(DEFAULT_TENANT, parts[0]!);
+  }
+  if (parts[0] !== TENANTS_DIR) return OTHER;
+  const tenant = parts[1]!;
+  if (!isValidRulesetName(tenant) || tenant === DEFAULT_TENANT) return OTHER;
+  if (parts.length === 2) return { kind: 'tenant-dir', tenant };
+  if (parts.length === 3) return ruleFile(tenant, parts[2]!);
+  return OTHER;
+}
+
+/**
+ * True for paths the watcher should not even look at: anything under a dot-segment (history,
+ * temp files, the readiness probe). Directories on the way to rule files stay watched.
+ */
+export function isIgnoredPath(rulesDir: string, path: string): boolean {
+  const rel = relative(rulesDir, path);
+  if (rel === '') return false;
+  if (rel.startsWith('..')) return true;
+  const parts = rel.split(sep);
+  if (parts.some((p) => p.startsWith('.'))) return true;
+  return parts.length > 3;
+}
+
+function ruleFile(tenant: string, fileName: string): RulePathKind {
+  const parsed = parseRuleFileName(fileName);
+  if (!parsed || !isValidRulesetName(parsed.name) || isReservedName(tenant, parsed.name)) return OTHER;
+  return { kind: 'rule', tenant, name: parsed.name };
+}

@@ -1,0 +1,293 @@
+/**
+ * The rules-dir watcher (`--watch-rules`, SPEC.md 8): native file-system events through
+ * chokidar, batched by our 200 ms debounce (`Batcher`); polling every 30 s when native events
+ * are unavailable (the watcher switches by itself when the native watcher fails with a
+ * resource or support error) or when polling is forced (`--watch-poll`, interval
+ * `--watch-poll-interval-ms`). Each batch is applied by `FileReconciler`.
+ *
+ * Echo suppression: the watcher remembers the fingerprint of every rule file this instance's
+ * store writes for an API call (`EchoFilter`), and does not reload those.
+ *
+ * In multi-tenancy mode `tenants.json` is watched too and handed to `onTenantsFileChanged`
+ * (the hook for the tenant registry).
+ */
+import { statSync } from 'node:fs';
+import { rulePath } from '../store/layout.js';
+import { scanRulesDir } from '../store/scan.js';
+import type { StoreEvent } from '../store/types.js';
+import { Batcher } from './batcher.js';
+import { errorText } from './broker-link.js';
+import { realClock, type SyncClock } from './clock.js';
+import { EchoFilter } from './echo-filter.js';
+import { chokidarWatcher, type CreateFsWatcher, type FsWatcherLike } from './fs-watcher.js';
+import { FileReconciler } from './file-reconciler.js';
+import { classifyRulePath, isIgnoredPath } from './rule-paths.js';
+import type { SyncLogger, SyncTarget } from './sync-types.js';
+
+export type { CreateFsWatcher, FsWatcherLike, FsWatchOptions } from './fs-watcher.js';
+
+/** The 200 ms debounce of SPEC.md "Limits". */
+export const WATCH_DEBOUNCE_MS = 200;
+
+/** Errors of the native watcher after which polling takes over. */
+const NATIVE_UNAVAILABLE = new Set(['ENOSPC', 'EMFILE', 'ENFILE', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EPERM', 'EACCES']);
+
+/** Options of `RuleWatcher`. */
+export interface RuleWatcherOptions {
+  readonly rulesDir: string;
+  readonly target: SyncTarget;
+  readonly logger: SyncLogger;
+  readonly clock?: SyncClock;
+  /** Default 200 ms. */
+  readonly debounceMs?: number;
+  /** Force polling. */
+  readonly poll: boolean;
+  /** Polling interval (ms). */
+  readonly pollIntervalMs: number;
+  /** Watch `tenants.json` (multi-tenancy mode). */
+  readonly watchTenantsFile: boolean;
+  /** Hook for a changed tenant registry; default: logged. */
+  readonly onTenantsFileChanged?: () => void | Promise<void>;
+  /** Files modified after this time (ms since the epoch) are re-checked once the watcher is ready. */
+  readonly recheckSince?: number;
+  /** Injectable for tests; default chokidar. */
+  readonly createFsWatcher?: CreateFsWatcher;
+}
+
+/** Watcher state for `/health`. */
+export interface WatcherStatus {
+  readonly mode: 'native' | 'polling';
+  readonly ready: boolean;
+  readonly batches: number;
+  /** Totals since start: rules reloaded, removed, skipped as own writes, and broken files skipped. */
+  readonly reloaded: number;
+  readonly removed: number;
+  readonly own_writes_skipped: number;
+  readonly failed: number;
+  readonly last_reload_at: string | null;
+}
+
+const TENANTS_KEY = '\u0000tenants';
+
+/** The rules-dir watcher (see the module comment). */
+export class RuleWatcher {
+  readonly echo: EchoFilter;
+  private readonly clock: SyncClock;
+  private readonly batcher: Batcher<string>;
+  private readonly reconciler: FileReconciler;
+  private fsw: FsWatcherLike | undefined;
+  private mode: 'native' | 'polling';
+  private ready = false;
+  private batches = 0;
+  private readonly totals = FileReconciler.counts();
+  private lastReloadAt: number | null = null;
+  private unsubscribe: (() => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly options: RuleWatcherOptions) {
+    this.clock = options.clock ?? realClock;
+    this.echo = new EchoFilter({ clock: this.clock });
+    this.mode = options.poll ? 'polling' : 'native';
+    this.reconciler = new FileReconciler(options.rulesDir, options.target, options.logger, this.echo);
+    this.batcher = new Batcher<string>({
+      clock: this.clock,
+      debounceMs: options.debounceMs ?? WATCH_DEBOUNCE_MS,
+      flush: (batch) => this.flush(batch),
+      onError: (err) => options.logger.warn({ err: errorText(err) }, 'rule reload batch failed'),
+    });
+  }
+
+  /** Starts watching; resolves once the initial scan of the watcher is done. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.options.target.store.subscribe((event) => this.rememberOwnWrite(event));
+    await this.open(this.mode);
+    await this.recheck(this.options.recheckSince ?? this.clock.now());
+  }
+
+  /** State for `/health`. */
+  status(): WatcherStatus {
+    return {
+      mode: this.mode,
+      ready: this.ready,
+      batches: this.batches,
+      reloaded: this.totals.applied,
+      removed: this.totals.removed,
+      own_writes_skipped: this.totals.own,
+      failed: this.totals.failed,
+      last_reload_at: this.lastReloadAt === null ? null : new Date(this.lastReloadAt).toISOString(),
+    };
+  }
+
+  /** Applies pending changes now (tests). */
+  flushNow(): Promise<void> {
+    return this.batcher.flushNow();
+  }
+
+  /** Stops watching. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.unsubscribe?.();
+    await this.batcher.close();
+    await this.fsw?.close();
+  }
+
+  private async open(mode: 'native' | 'polling'): Promise<void> {
+    const { rulesDir, logger } = this.options;
+    const create = this.options.createFsWatcher ?? chokidarWatcher;
+    this.mode = mode;
+    this.ready = false;
+    let fsw: FsWatcherLike;
+    try {
+      fsw = create(rulesDir, {
+        usePolling: mode === 'polling',
+        interval: this.options.pollIntervalMs,
+        ignored: (path) => isIgnoredPath(rulesDir, path),
+      });
+    } catch (err) {
+      if (mode === 'native') return this.fallBack(err);
+      throw err;
+    }
+    this.fsw = fsw;
+    const ready = new Promise<void>((resolve) => {
+      fsw.on('ready', resolve);
+      this.clock.setTimeout(resolve, 10_000); // never block the start on a stuck scan
+    });
+    fsw.on('all', (event, path) => {
+      if (this.fsw === fsw) this.onFsEvent(event, path);
+    });
+    fsw.on('error', (err) => {
+      if (this.fsw === fsw) this.onError(err);
+    });
+    await ready;
+    if (this.fsw !== fsw || this.closed) return;
+    this.ready = true;
+    logger.info({ rules_dir: rulesDir, mode, interval_ms: mode === 'polling' ? this.options.pollIntervalMs : null }, 'rule watcher ready');
+  }
+
+  private onError(err: unknown): void {
+    const code = (err as NodeJS.ErrnoException | null)?.code;
+    if (this.mode === 'native' && code && NATIVE_UNAVAILABLE.has(code)) {
+      void this.fallBack(err);
+      return;
+    }
+    this.options.logger.warn({ err: errorText(err), code }, 'rule watcher error');
+  }
+
+  /** Replaces the native watcher by a polling one. */
+  private async fallBack(err: unknown): Promise<void> {
+    if (this.closed || this.mode === 'polling') return;
+    const since = this.clock.now() - 1000;
+    this.options.logger.warn(
+      { err: errorText(err), interval_ms: this.options.pollIntervalMs },
+      'native file events unavailable; the rule watcher falls back to polling',
+    );
+    const old = this.fsw;
+    this.fsw = undefined;
+    this.mode = 'polling';
+    await old?.close().catch(() => undefined);
+    await this.open('polling');
+    await this.recheck(since);
+  }
+
+  private onFsEvent(event: string, path: string): void {
+    const what = classifyRulePath(this.options.rulesDir, path);
+    switch (what.kind) {
+      case 'rule':
+        this.batcher.add(ruleKey(what.tenant, what.name));
+        return;
+      case 'tenant-dir':
+        if (event === 'unlinkDir') for (const name of this.reconciler.namesInMemory(what.tenant)) this.batcher.add(ruleKey(what.tenant, name));
+        return;
+      case 'tenants-file':
+        if (this.options.watchTenantsFile) this.batcher.add(TENANTS_KEY);
+        return;
+      case 'other':
+        return;
+    }
+  }
+
+  /** Queues the rules whose files changed after `since`, and those in memory without a file. */
+  private async recheck(since: number): Promise<void> {
+    const { rulesDir, target } = this.options;
+    let scan;
+    try {
+      scan = await scanRulesDir(rulesDir);
+    } catch (err) {
+      this.options.logger.warn({ err: errorText(err) }, 'cannot scan the rules dir');
+      return;
+    }
+    const onDisk = new Set<string>();
+    for (const file of scan.files) {
+      const key = ruleKey(file.tenant, file.name);
+      onDisk.add(key);
+      const mtime = (() => {
+        try {
+          return statSync(file.path).mtimeMs;
+        } catch {
+          return Infinity;
+        }
+      })();
+      if (mtime >= since) this.batcher.add(key);
+    }
+    for (const tenant of target.store.tenants()) {
+      for (const record of target.store.list(tenant)) {
+        const key = ruleKey(tenant, record.name);
+        if (!onDisk.has(key)) this.batcher.add(key);
+      }
+    }
+  }
+
+  private async flush(batch: ReadonlySet<string>): Promise<void> {
+    const counts = FileReconciler.counts();
+    for (const key of batch) {
+      if (this.closed) return;
+      if (key === TENANTS_KEY) {
+        await this.tenantsFileChanged();
+        continue;
+      }
+      const [tenant, name] = key.split('\u0000') as [string, string];
+      try {
+        await this.reconciler.reconcile(tenant, name, counts);
+      } catch (err) {
+        counts.failed++;
+        this.options.logger.warn({ tenant, name, err: errorText(err) }, 'rule reload failed');
+      }
+    }
+    this.batches++;
+    for (const k of Object.keys(counts) as Array<keyof typeof counts>) this.totals[k] += counts[k];
+    this.lastReloadAt = this.clock.now();
+    const changed = counts.applied + counts.removed + counts.failed;
+    const log = changed > 0 ? this.options.logger.info : this.options.logger.debug;
+    log.call(this.options.logger, { batch: batch.size, ...counts }, 'rule files reloaded');
+  }
+
+  private async tenantsFileChanged(): Promise<void> {
+    try {
+      if (this.options.onTenantsFileChanged) await this.options.onTenantsFileChanged();
+      else this.options.logger.info({}, 'tenants.json changed (no tenant registry is wired to reload it)');
+    } catch (err) {
+      this.options.logger.warn({ err: errorText(err) }, 'tenants.json reload failed; the loaded tenants keep serving');
+    }
+  }
+
+  /** Echo suppression: remembers the files the store wrote for API calls. */
+  private rememberOwnWrite(event: StoreEvent): void {
+    if (event.origin !== 'api') return;
+    const { rulesDir } = this.options;
+    try {
+      if (event.type === 'put') {
+        const path = rulePath(rulesDir, event.record.tenant, event.record.name, '.json');
+        const st = statSync(path);
+        this.echo.remember(path, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
+      } else {
+        this.echo.forget(rulePath(rulesDir, event.tenant, event.name, '.json'));
+      }
+    } catch {
+      /* no file (memory-only write): nothing to suppress */
+    }
+  }
+}
+
+function ruleKey(tenant: string, name: string): string {
+  return `${tenant}\u0000${name}`;
+}

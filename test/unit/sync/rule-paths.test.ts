@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { classifyRulePath, isIgnoredPath } from '../../../src/sync/rule-paths.js';
+
+const dir = '/srv/rules';
+const at = (...p: string[]) => join(dir, ...p);
+
+describe('rule paths seen by the watcher', () => {
+  it('maps rule files of the default tenant and of other tenants', () => {
+    assert.deepEqual(classifyRulePath(dir, at('pricing.json')), { kind: 'rule', tenant: 'default', name: 'pricing' });
+    assert.deepEqual(classifyRulePath(dir, at('a.b.yaml')), { kind: 'rule', tenant: 'default', name: 'a.b' });
+    assert.deepEqual(classifyRulePath(dir, at('x.yml')), { kind: 'rule', tenant: 'default', name: 'x' });
+    assert.deepEqual(classifyRulePath(dir, at('x.svc')), { kind: 'rule', tenant: 'default', name: 'x' });
+    assert.deepEqual(classifyRulePath(dir, at('tenants', 'acme', 'r.json')), { kind: 'rule', tenant: 'acme', name: 'r' });
+  });
+
+  it('recognises the tenant registry and tenant directories', () => {
+    assert.deepEqual(classifyRulePath(dir, at('tenants.json')), { kind: 'tenants-file' });
+    assert.deepEqual(classifyRulePath(dir, at('tenants', 'acme')), { kind: 'tenant-dir', tenant: 'acme' });
+  });
+
+  it('ignores history, temp files, the probe, other extensions and odd places', () => {
+    for (const p of [
+      at('.versions', 'r', 'v1_1.json'),
+      at('.r.json.123.abc.tmp'),
+      at('.health_probe'),
+      at('notes.txt'),
+      at('tenants', 'default', 'r.json'),
+      at('tenants', 'acme', '.versions', 'r', 'v1_1.json'),
+      at('sub', 'r.json'),
+      '/elsewhere/r.json',
+    ]) {
+      assert.equal(classifyRulePath(dir, p).kind, 'other', p);
+    }
+    assert.equal(isIgnoredPath(dir, at('.versions')), true);
+    assert.equal(isIgnoredPath(dir, at('.x.tmp')), true);
+    assert.equal(isIgnoredPath(dir, dir), false);
+    assert.equal(isIgnoredPath(dir, at('tenants')), false);
+    assert.equal(isIgnoredPath(dir, at('tenants', 'acme', 'r.json')), false);
+  });
+});

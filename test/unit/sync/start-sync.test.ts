@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { startSync, type SyncConfig } from '../../../src/sync/index.js';
+import { loadNatsApi } from '../../../src/sync/nats-api.js';
+import { makeFixture, type Fixture } from './service-fixture.js';
+
+const base: SyncConfig = {
+  role: 'writer',
+  rulesDir: null,
+  watchRules: false,
+  watchPoll: false,
+  watchPollIntervalMs: 30_000,
+  syncUrl: null,
+  syncSubjectPrefix: 'svc.rules',
+  instanceId: 'unit-1',
+  republishIntervalSecs: 300,
+  multiTenancyEnabled: false,
+};
+const missing = { transport: 'svc-test-no-such-nats-transport', jetstream: 'svc-test-no-such-nats-jetstream' };
+
+let fx: Fixture | undefined;
+afterEach(() => fx?.cleanup());
+
+describe('startSync', () => {
+  it('without sync flags does nothing and adds no sync block to /health', async () => {
+    fx = await makeFixture();
+    const sync = await startSync({ config: base, target: fx.service, logger: fx.logger });
+    assert.equal(sync.status(), null);
+    assert.equal(fx.service.health().sync, undefined);
+    await sync.close();
+  });
+
+  it('where the NATS client is not installed, --sync-url logs that broker sync is unavailable and has no effect', async () => {
+    const loaded = await loadNatsApi(missing);
+    assert.equal(loaded.ok, false);
+    for (const role of ['writer', 'reader'] as const) {
+      fx?.cleanup();
+      fx = await makeFixture({ role });
+      const sync = await startSync({
+        config: { ...base, role, syncUrl: 'nats://127.0.0.1:1' },
+        target: fx.service,
+        logger: fx.logger,
+        natsModules: missing,
+      });
+      const warn = fx.logger.lines.find((l) => l.level === 'warn' && /broker sync unavailable/.test(l.msg));
+      assert.ok(warn, `${role}: logged`);
+      assert.match(String(warn['reason']), /svc-test-no-such-nats-transport/);
+      const health = fx.service.health().sync as Record<string, any>;
+      assert.equal(health['connected'], null);
+      assert.deepEqual(health['broker'], { enabled: false, reason: 'NATS client not installed' });
+      assert.equal(fx.logger.lines.filter((l) => /broker/.test(l.msg) && l !== warn).length, 0, 'no connection attempt');
+      await sync.close();
+    }
+  });
+
+  it('a standalone instance ignores --sync-url with a warning', async () => {
+    fx = await makeFixture();
+    const sync = await startSync({ config: { ...base, role: 'standalone', syncUrl: 'nats://127.0.0.1:1' }, target: fx.service, logger: fx.logger });
+    assert.ok(fx.logger.lines.some((l) => l.level === 'warn' && /has no effect on a standalone/.test(l.msg)));
+    assert.equal((sync.status() as Record<string, any>)['broker']['enabled'], false);
+    await sync.close();
+  });
+
+  it('loads the installed NATS client on demand', async () => {
+    const loaded = await loadNatsApi();
+    assert.ok(loaded.ok, loaded.ok ? '' : loaded.reason);
+    assert.equal(typeof loaded.api.connect, 'function');
+    assert.equal(typeof loaded.api.jetstream, 'function');
+  });
+});
