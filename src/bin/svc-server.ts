@@ -13,31 +13,42 @@ const logger = createLogger({ level: config.logLevel });
 // A closed stdout (audit lines) must not take the server down.
 process.stdout.on('error', (err) => logger.warn({ err: err.message }, 'stdout write failed'));
 
-try {
-  const server = await startServer(config, logger);
-  let stopping = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, timeout_secs: config.shutdownTimeoutSecs }, 'shutting down');
-    const deadline = setTimeout(() => {
-      logger.warn({ timeout_secs: config.shutdownTimeoutSecs }, 'shutdown timeout reached; exiting with work in flight');
+// NOTE: the handlers are installed before the server starts: a signal that arrives while it
+// starts (e.g. after `http listening`, before start-up returns) starts the shutdown countdown at
+// once and closes the server as soon as it is up, instead of killing the process without
+// `server_stopped`.
+let server: Awaited<ReturnType<typeof startServer>> | undefined;
+let stopping = false;
+const shutdown = (signal: NodeJS.Signals) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal, timeout_secs: config.shutdownTimeoutSecs }, 'shutting down');
+  const deadline = setTimeout(() => {
+    logger.warn({ timeout_secs: config.shutdownTimeoutSecs }, 'shutdown timeout reached; exiting with work in flight');
+    process.exit(1);
+  }, config.shutdownTimeoutSecs * 1000);
+  deadline.unref();
+  if (server) closeAndExit(server);
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+
+function closeAndExit(running: NonNullable<typeof server>): void {
+  running.close().then(
+    () => {
+      logger.info({}, 'stopped');
+      process.exit(0);
+    },
+    (err: unknown) => {
+      logger.error({ err: (err as Error)?.message }, 'shutdown failed');
       process.exit(1);
-    }, config.shutdownTimeoutSecs * 1000);
-    deadline.unref();
-    server.close().then(
-      () => {
-        logger.info({}, 'stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err: (err as Error)?.message }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+    },
+  );
+}
+
+try {
+  server = await startServer(config, logger);
+  if (stopping) closeAndExit(server);
 } catch (err) {
   logger.error({ err: (err as Error)?.message ?? String(err) }, 'svc-server could not start');
   process.exit(1);

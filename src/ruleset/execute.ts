@@ -15,6 +15,12 @@ import { ExecutionError, type ExecutionResult, type TraceStep } from './result.j
 /** Receives the lines written by `log` actions. Fields: `{ruleset, step}`. */
 export type LogSink = (level: LogLevel, message: string, fields: Record<string, unknown>) => void;
 
+/** Counters an execution writes when asked (`ExecuteOptions.stats`); tracing reads them. */
+export interface ExecutionStats {
+  /** Steps visited: the entry step through the terminal, or through the step where it failed. */
+  steps: number;
+}
+
 /** Options of one execution. Build them once and reuse them: the hot path allocates none. */
 export interface ExecuteOptions {
   /** Include the trace (and measure each step). Default false. */
@@ -27,6 +33,11 @@ export interface ExecuteOptions {
   maxSteps: number;
   /** Sink of `log` actions; without it they are dropped. */
   log?: LogSink;
+  /**
+   * Filled at the end of the execution, also when it fails. One object may serve every
+   * execution of a caller: `execute` is synchronous, so read it right after the call.
+   */
+  stats?: ExecutionStats;
 }
 
 /**
@@ -71,8 +82,11 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
       if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && clock() - start >= timeoutMs) throw timedOut(timeoutMs, node);
     }
   } catch (err) {
+    if (options.stats !== undefined) options.stats.steps = visited;
     throw failed(node, err);
   }
+  // NOTE (speed): one load and compare when no stats object is given (tracing off).
+  if (options.stats !== undefined) options.stats.steps = visited;
   const output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   const end = clock();
   // NOTE (speed): one literal shape for every untraced result. `output` may be the terminal's
@@ -126,8 +140,10 @@ function executeTraced(
       if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && last - start >= timeoutMs) throw timedOut(timeoutMs, node);
     }
   } catch (err) {
+    if (options.stats !== undefined) options.stats.steps = visited;
     throw failed(node, err);
   }
+  if (options.stats !== undefined) options.stats.steps = visited;
   const output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   const end = clock();
   ids.push(node.id);

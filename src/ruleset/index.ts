@@ -16,5 +16,5 @@ export {
   type StepInfo,
   type TerminalInfo,
 } from './compile.js';
-export { execute, type ExecuteOptions, type LogSink } from './execute.js';
+export { execute, type ExecuteOptions, type ExecutionStats, type LogSink } from './execute.js';
 export type { LogLevel } from './plan.js';
