@@ -112,7 +112,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   }
 
   // Rule synchronization (issue 7): file watcher and broker, once the listeners are up.
-  const sync = await startSync({ config, target: service, logger });
+  const sync = await startSync({ config, target: service, logger, ...(tenancy ? { hooks: tenancy.hooks } : {}) });
   closers.push(() => sync.close());
 
   audit.write('server_started', { version: VERSION, rules_count: store.count() });

@@ -29,7 +29,16 @@ export interface MetricsOptions {
   readonly startTime?: number;
   /** Number of loaded rules, read at every scrape; default 0 until `setRulesCount` is called. */
   readonly rulesCount?: () => number;
+  /**
+   * Multi-tenancy mode: the per-ruleset series (executions, execution duration, terminal
+   * results, compilation duration) carry a `tenant` label, so equal names of two tenants stay
+   * apart (docs/tenancy.md). Off: no `tenant` label, exactly the spec'd labels.
+   */
+  readonly tenantLabel?: boolean;
 }
+
+/** The tenant of rulesets recorded without one. */
+const DEFAULT_TENANT = 'default';
 
 /** Accumulated numbers of one ruleset; `record` is the cheap hot-path call. */
 export class RulesetMetrics {
@@ -42,7 +51,10 @@ export class RulesetMetrics {
   readonly compilation = new HistogramData(COMPILATION_BUCKETS);
 
   /** @internal Made by `Metrics.ruleset`. */
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    readonly tenant: string = DEFAULT_TENANT,
+  ) {}
 
   /** Records one execution: its duration in seconds, its outcome and (on success) its terminal code. */
   record(seconds: number, ok: boolean, code?: string): void {
@@ -74,6 +86,9 @@ export class Metrics {
   private rulesCount: () => number;
   private active = 0;
   private readonly rulesets = new Map<string, RulesetMetrics>();
+  /** Handles of tenants other than `default`: tenant → name → handle (multi-tenancy mode). */
+  private readonly tenantRulesets = new Map<string, Map<string, RulesetMetrics>>();
+  private readonly tenantLabel: boolean;
   private evalSuccess = 0;
   private evalError = 0;
   private readonly evalDuration = new HistogramData(EXECUTION_BUCKETS);
@@ -82,6 +97,7 @@ export class Metrics {
     this.now = options.now ?? Date.now;
     this.startTime = options.startTime ?? this.now();
     this.rulesCount = options.rulesCount ?? (() => 0);
+    this.tenantLabel = options.tenantLabel === true;
     const registry = this.registry;
     const registers = [registry];
     const self = this;
@@ -110,17 +126,17 @@ export class Metrics {
       },
     });
     registerCounterFamily(registry, 'svc_executions_total', 'Executions', function* () {
-      for (const r of self.rulesets.values()) {
-        yield [{ ruleset: r.name, result: 'success' }, r.success];
-        yield [{ ruleset: r.name, result: 'error' }, r.error];
+      for (const r of self.handles()) {
+        yield [{ ...self.labelsOf(r), result: 'success' }, r.success];
+        yield [{ ...self.labelsOf(r), result: 'error' }, r.error];
       }
     });
     registerHistogramFamily(registry, 'svc_execution_duration_seconds', 'Execution duration', function* () {
-      for (const r of self.rulesets.values()) if (r.duration.count > 0) yield [{ ruleset: r.name }, r.duration];
+      for (const r of self.handles()) if (r.duration.count > 0) yield [{ ...self.labelsOf(r) }, r.duration];
     });
     registerCounterFamily(registry, 'svc_terminal_results_total', 'Terminal result distribution', function* () {
-      for (const r of self.rulesets.values()) {
-        for (const [code, box] of r.codes) yield [{ ruleset: r.name, code }, box.n];
+      for (const r of self.handles()) {
+        for (const [code, box] of r.codes) yield [{ ...self.labelsOf(r), code }, box.n];
       }
     });
     registerCounterFamily(registry, 'svc_eval_total', 'Expression evaluations', function* () {
@@ -139,7 +155,7 @@ export class Metrics {
       },
     });
     registerHistogramFamily(registry, 'svc_compilation_duration_seconds', 'Rule compilation duration', function* () {
-      for (const r of self.rulesets.values()) if (r.compilation.count > 0) yield [{ ruleset: r.name }, r.compilation];
+      for (const r of self.handles()) if (r.compilation.count > 0) yield [{ ...self.labelsOf(r) }, r.compilation];
     });
   }
 
@@ -152,7 +168,8 @@ export class Metrics {
    * The handle of one ruleset, created on first use (its success and error execution
    * counters then show 0). Hold it, or call `recordExecution`, which looks it up.
    */
-  ruleset(name: string): RulesetMetrics {
+  ruleset(name: string, tenant?: string): RulesetMetrics {
+    if (tenant !== undefined && tenant !== DEFAULT_TENANT) return this.tenantRuleset(name, tenant);
     let handle = this.rulesets.get(name);
     if (handle === undefined) {
       handle = new RulesetMetrics(name);
@@ -162,8 +179,8 @@ export class Metrics {
   }
 
   /** Records one execution of `ruleset` (seconds; `code` is the terminal code when ok). */
-  recordExecution(ruleset: string, seconds: number, ok: boolean, code?: string): void {
-    this.ruleset(ruleset).record(seconds, ok, code);
+  recordExecution(ruleset: string, seconds: number, ok: boolean, code?: string, tenant?: string): void {
+    this.ruleset(ruleset, tenant).record(seconds, ok, code);
   }
 
   /** Records one `/eval` evaluation (seconds). */
@@ -184,16 +201,48 @@ export class Metrics {
   }
 
   /** Records how long compiling `ruleset` took (seconds). */
-  observeCompilation(ruleset: string, seconds: number): void {
-    this.ruleset(ruleset).compiled(seconds);
+  observeCompilation(ruleset: string, seconds: number, tenant?: string): void {
+    this.ruleset(ruleset, tenant).compiled(seconds);
   }
 
   /**
    * Drops every series of a deleted ruleset, so deleted names do not linger in scrapes.
    * A handle held elsewhere keeps counting but is no longer exported.
    */
-  forgetRuleset(name: string): void {
+  forgetRuleset(name: string, tenant?: string): void {
+    if (tenant !== undefined && tenant !== DEFAULT_TENANT) {
+      const names = this.tenantRulesets.get(tenant);
+      names?.delete(name);
+      if (names?.size === 0) this.tenantRulesets.delete(tenant);
+      return;
+    }
     this.rulesets.delete(name);
+  }
+
+  /** The handle of a ruleset of a tenant other than `default` (see `ruleset`). */
+  private tenantRuleset(name: string, tenant: string): RulesetMetrics {
+    let names = this.tenantRulesets.get(tenant);
+    if (names === undefined) {
+      names = new Map();
+      this.tenantRulesets.set(tenant, names);
+    }
+    let handle = names.get(name);
+    if (handle === undefined) {
+      handle = new RulesetMetrics(name, tenant);
+      names.set(name, handle);
+    }
+    return handle;
+  }
+
+  /** Every ruleset handle: `default` first, then the other tenants (scrape time only). */
+  private *handles(): Generator<RulesetMetrics> {
+    yield* this.rulesets.values();
+    for (const names of this.tenantRulesets.values()) yield* names.values();
+  }
+
+  /** The identifying labels of a handle's series: `ruleset`, plus `tenant` in multi-tenancy mode. */
+  private labelsOf(r: RulesetMetrics): Record<string, string> {
+    return this.tenantLabel ? { ruleset: r.name, tenant: r.tenant } : { ruleset: r.name };
   }
 
   /** The exposition text of every metric. */

@@ -5,13 +5,14 @@
 
 /** Execution and evaluation metrics (implemented by observe/metrics.ts). */
 export interface ServiceMetrics {
-  recordExecution(ruleset: string, seconds: number, ok: boolean, code?: string): void;
+  /** `tenant`: the ruleset's tenant (a `tenant` label in multi-tenancy mode; default `default`). */
+  recordExecution(ruleset: string, seconds: number, ok: boolean, code?: string, tenant?: string): void;
   recordEval(seconds: number, ok: boolean): void;
-  observeCompilation(ruleset: string, seconds: number): void;
+  observeCompilation(ruleset: string, seconds: number, tenant?: string): void;
   activeInc(): void;
   activeDec(): void;
   /** Drops the series of a deleted ruleset. */
-  forgetRuleset(ruleset: string): void;
+  forgetRuleset(ruleset: string, tenant?: string): void;
 }
 
 /** Audit events (implemented by observe/audit.ts). */
@@ -42,3 +43,27 @@ export const NO_METRICS: ServiceMetrics = {
   activeDec() {},
   forgetRuleset() {},
 };
+
+/**
+ * Execution spans (implemented by observe/tracing.ts). Absent when tracing is off: the façade
+ * then takes its untraced path and never touches this port.
+ */
+export interface ServiceTracer {
+  /**
+   * Starts the span of one ruleset execution as a child of `parent` (a transport's opaque
+   * `CallContext.traceContext`; a new trace when undefined).
+   */
+  startExecution(parent: unknown, ruleset: string, version: string, tenant: string): ExecutionSpan;
+}
+
+/** The span of one execution; end it once with `succeeded` or `failed`. */
+export interface ExecutionSpan {
+  /** W3C trace id (32 hex digits), for the audit line. */
+  readonly traceId: string;
+  /** Span id (16 hex digits), for the audit line. */
+  readonly spanId: string;
+  /** Ends the span of a successful execution: terminal `code`, visited `steps`. */
+  succeeded(code: string, steps: number): void;
+  /** Ends the span of a failed execution: catalog `code`, `message`, visited `steps`. */
+  failed(code: string, message: string, steps: number): void;
+}

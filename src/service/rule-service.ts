@@ -7,14 +7,16 @@ import { ExprRuntimeError, ExprSyntaxError, evaluate as evaluateExpression } fro
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
 import { compileRuleset, execute as executeRuleset } from '../ruleset/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
-import type { ExecuteOptions } from '../ruleset/execute.js';
+import type { ExecuteOptions, ExecutionStats } from '../ruleset/execute.js';
 import { DEFAULT_VERSION, isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
 import { ExecutionError, RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { PrepareFile, RuleRecord, RuleStore } from '../store/types.js';
+import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError } from './errors.js';
-import type { ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler } from './ports.js';
+import type { ExecutionSpan, ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
+import type { TenancyPort } from './tenancy-port.js';
 import type {
   BatchItem,
   BatchResult,
@@ -56,6 +58,19 @@ export interface RuleServiceDeps {
   readonly now: () => number;
   /** Extra health fields (sync state), when sync is on. */
   readonly syncStatus?: () => Record<string, unknown>;
+  /** Execution spans (`--otlp-endpoint`); absent: executions take the untraced path. */
+  readonly tracer?: ServiceTracer;
+  /** Multi-tenancy (`--multi-tenancy-enabled`, docs/tenancy.md); absent: everything is tenant `default`. */
+  readonly tenancy?: TenancyPort;
+}
+
+/** What the traced execution path needs, built once when a tracer is given. */
+interface TracedExecution {
+  readonly tracer: ServiceTracer;
+  /** Filled by every traced execution (execute is synchronous: read right after the call). */
+  readonly stats: ExecutionStats;
+  readonly plain: ExecuteOptions;
+  readonly withTrace: ExecuteOptions;
 }
 
 /** Outcome of applying a change that came from the broker or the watcher. */
@@ -67,7 +82,11 @@ export class RuleService implements RuleServiceApi {
   private readonly startedAt: number;
   private readonly execPlain: ExecuteOptions;
   private readonly execTraced: ExecuteOptions;
+  /** Null when tracing is off: `run` then checks this one field and nothing else. */
+  private readonly traced: TracedExecution | null;
   private syncStatusFn: (() => Record<string, unknown>) | undefined;
+  /** Null without multi-tenancy: every tenant check is then this one field test. */
+  private readonly tenancy: TenancyPort | null;
 
   constructor(
     readonly options: RuleServiceOptions,
@@ -76,11 +95,23 @@ export class RuleService implements RuleServiceApi {
     this.guard = new RoleGuard(options.role, options.writerAddr);
     this.startedAt = deps.now();
     this.syncStatusFn = deps.syncStatus;
+    this.tenancy = deps.tenancy ?? null;
     const log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) =>
       deps.logger[level]({ ...fields, source: 'ruleset' }, message);
     // NOTE: the two option objects are built once; the hot path allocates none.
     this.execPlain = Object.freeze({ trace: false, clock: deps.clock, timeoutMs: options.executionTimeoutMs, maxSteps: options.maxSteps, log });
     this.execTraced = Object.freeze({ ...this.execPlain, trace: true });
+    if (deps.tracer) {
+      const stats: ExecutionStats = { steps: 0 };
+      this.traced = Object.freeze({
+        tracer: deps.tracer,
+        stats,
+        plain: Object.freeze({ ...this.execPlain, stats }),
+        withTrace: Object.freeze({ ...this.execTraced, stats }),
+      });
+    } else {
+      this.traced = null;
+    }
   }
 
   /** The store behind the façade (for wiring sync adapters). */
@@ -96,6 +127,7 @@ export class RuleService implements RuleServiceApi {
   // ---------------------------------------------------------------- reads
 
   listRulesets(ctx: CallContext): RulesetInfo[] {
+    if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, 0);
     return this.deps.store.list(ctx.tenant).map((r) => ({
       name: r.name,
       version: r.version,
@@ -117,6 +149,7 @@ export class RuleService implements RuleServiceApi {
 
   async putRuleset(ctx: CallContext, body: unknown, headerSignature?: HeaderSignature): Promise<PutResult> {
     this.guard.assertWritable();
+    if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, 0);
     if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', 'request body must be a JSON object (a ruleset)');
     const verdict = checkSignature(body, 'api', this.options.signature, headerSignature);
     if (!verdict.ok) {
@@ -124,11 +157,13 @@ export class RuleService implements RuleServiceApi {
       throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
     }
     const record = this.compileRecord(ctx.tenant, body, headerBlock(headerSignature));
+    // Tenant max_rulesets: creating one more is refused; updating an existing one is not.
+    if (this.tenancy !== null && !this.deps.store.get(ctx.tenant, record.name)) this.tenancy.assertCanCreate(ctx.tenant, this.deps.store.count(ctx.tenant));
     const outcome = await this.persist(() => this.deps.store.put(record, { origin: 'api' }));
     if (outcome.created) {
-      this.deps.audit.write('rule_created', { rule_name: record.name, version: record.version, source_ip: ctx.sourceIp });
+      this.auditRule(ctx, 'rule_created', { rule_name: record.name, version: record.version, source_ip: ctx.sourceIp });
     } else {
-      this.deps.audit.write('rule_updated', {
+      this.auditRule(ctx, 'rule_updated', {
         rule_name: record.name,
         from_version: outcome.previous?.version ?? null,
         to_version: record.version,
@@ -143,8 +178,8 @@ export class RuleService implements RuleServiceApi {
     this.record(ctx, name);
     const removed = await this.persist(() => this.deps.store.delete(ctx.tenant, name, { origin: 'api' }));
     if (!removed) throw notFound(name);
-    this.deps.metrics.forgetRuleset(name);
-    this.deps.audit.write('rule_deleted', { rule_name: name, source_ip: ctx.sourceIp });
+    this.deps.metrics.forgetRuleset(name, ctx.tenant);
+    this.auditRule(ctx, 'rule_deleted', { rule_name: name, source_ip: ctx.sourceIp });
   }
 
   async rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult> {
@@ -161,7 +196,7 @@ export class RuleService implements RuleServiceApi {
     const record = this.compileRecord(ctx.tenant, doc);
     if (record.name !== name) throw new ServiceError('INTERNAL_ERROR', `stored version ${seq} names another ruleset`);
     await this.persist(() => this.deps.store.put(record, { origin: 'api' }));
-    this.deps.audit.write('rule_rollback', {
+    this.auditRule(ctx, 'rule_rollback', {
       rule_name: name,
       from_version: current.version,
       to_version: record.version,
@@ -174,7 +209,7 @@ export class RuleService implements RuleServiceApi {
   // ---------------------------------------------------------------- execution
 
   execute(ctx: CallContext, name: string, input: unknown, trace: boolean): ExecutionResult {
-    const rec = this.record(ctx, name);
+    const rec = this.record(ctx, name, 1);
     if (!isPlainObject(input)) throw new ServiceError('BAD_REQUEST', 'input must be a JSON object');
     return this.run(ctx, rec, input, trace);
   }
@@ -186,6 +221,8 @@ export class RuleService implements RuleServiceApi {
     if (inputs.length > this.options.maxBatchSize) {
       throw new ServiceError('BAD_REQUEST', `inputs has ${inputs.length} items; the limit is ${this.options.maxBatchSize} (--max-batch-size)`);
     }
+    // NOTE (docs/tenancy.md): a batch costs one rate-limit token per input.
+    if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, inputs.length);
     const started = this.deps.clock();
     const results: BatchItem[] = new Array(inputs.length);
     let success = 0;
@@ -204,7 +241,8 @@ export class RuleService implements RuleServiceApi {
     return { results, summary: { total: inputs.length, success, failed: inputs.length - success, total_duration_us } };
   }
 
-  evaluate(_ctx: CallContext, expression: unknown, context: unknown): EvalResult {
+  evaluate(ctx: CallContext, expression: unknown, context: unknown): EvalResult {
+    if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, 1);
     if (typeof expression !== 'string') throw new ServiceError('BAD_REQUEST', 'expression must be a string');
     if (context !== undefined && context !== null && !isPlainObject(context)) {
       throw new ServiceError('BAD_REQUEST', 'context must be a JSON object');
@@ -224,8 +262,16 @@ export class RuleService implements RuleServiceApi {
     }
   }
 
+  /**
+   * The debug view of a ruleset (`--debug-mode`, `GET /api/v1/debug/rulesets/:name`): every
+   * condition, action value and output expression as written and as a rendered syntax tree.
+   */
+  debugRuleset(ctx: CallContext, name: string): DebugRuleset {
+    return debugView(this.record(ctx, name).compiled);
+  }
+
   filter(ctx: CallContext, name: string, request: unknown): unknown {
-    const rec = this.record(ctx, name);
+    const rec = this.record(ctx, name, 1);
     const parsed = parseFilterRequest(request);
     return generateFilter(rec.doc, parsed);
   }
@@ -320,13 +366,15 @@ export class RuleService implements RuleServiceApi {
   async applyDelete(tenant: string, name: string, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
     if (!this.deps.store.get(tenant, name)) return 'unchanged';
     const removed = await this.deps.store.delete(tenant, name, { origin, persist });
-    if (removed) this.deps.metrics.forgetRuleset(name);
+    if (removed) this.deps.metrics.forgetRuleset(name, tenant);
     return 'applied';
   }
 
   // ---------------------------------------------------------------- internals
 
-  private record(ctx: CallContext, name: string): RuleRecord {
+  /** The record of `name` in the caller's tenant (tenant checked first; `cost` rate-limit tokens taken). */
+  private record(ctx: CallContext, name: string, cost = 0): RuleRecord {
+    if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, cost);
     const rec = this.deps.store.get(ctx.tenant, name);
     if (rec) return rec;
     if (!isValidRulesetName(name)) {
@@ -349,33 +397,79 @@ export class RuleService implements RuleServiceApi {
       }
       throw toServiceError(err);
     }
-    this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000);
+    this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000, tenant);
     const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled };
     return signature ? { ...record, signature } : record;
   }
 
   /** Runs one execution with metrics and sampled audit. */
   private run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
+    if (this.traced !== null) return this.runTraced(ctx, rec, input, trace, this.traced);
     const { metrics } = this.deps;
     metrics.activeInc();
     let result: ExecutionResult;
     try {
-      result = executeRuleset(rec.compiled, input, trace ? this.execTraced : this.execPlain);
+      result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? this.execTraced : this.execPlain));
     } catch (err) {
       metrics.activeDec();
-      metrics.recordExecution(rec.name, 0, false);
+      metrics.recordExecution(rec.name, 0, false, undefined, rec.tenant);
       this.auditExecution(ctx, rec.name, 0, 'error');
       throw toServiceError(err);
     }
     metrics.activeDec();
-    metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code);
+    metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
     this.auditExecution(ctx, rec.name, result.duration_us, 'success');
     return result;
   }
 
-  private auditExecution(ctx: CallContext, name: string, durationUs: number, result: 'success' | 'error'): void {
+  /**
+   * `run` with an execution span (tracing on): the same metrics and audit, plus the span
+   * (ruleset, result code, step count) and `trace_id`/`span_id` on the audit line.
+   */
+  private runTraced(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean, traced: TracedExecution): ExecutionResult {
+    const { metrics } = this.deps;
+    const span = traced.tracer.startExecution(ctx.traceContext, rec.name, rec.version, rec.tenant);
+    traced.stats.steps = 0;
+    metrics.activeInc();
+    let result: ExecutionResult;
+    try {
+      result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? traced.withTrace : traced.plain));
+    } catch (err) {
+      metrics.activeDec();
+      metrics.recordExecution(rec.name, 0, false, undefined, rec.tenant);
+      const e = toServiceError(err);
+      span.failed(e.code, e.message, traced.stats.steps);
+      this.auditExecution(ctx, rec.name, 0, 'error', span);
+      throw e;
+    }
+    metrics.activeDec();
+    metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
+    span.succeeded(result.code, traced.stats.steps);
+    this.auditExecution(ctx, rec.name, result.duration_us, 'success', span);
+    return result;
+  }
+
+  /** Execute options for a record: `base`, or its tenant's copy with `execution_timeout_ms`. */
+  private optionsFor(rec: RuleRecord, base: ExecuteOptions): ExecuteOptions {
+    return this.tenancy === null ? base : this.tenancy.executeOptions(rec.tenant, base);
+  }
+
+  /** Writes a rule audit event; in multi-tenancy mode it names the tenant (`tenant_id`). */
+  private auditRule(ctx: CallContext, event: string, fields: Record<string, unknown>): void {
+    if (this.tenancy !== null) fields['tenant_id'] = ctx.tenant;
+    this.deps.audit.write(event, fields);
+  }
+
+  private auditExecution(ctx: CallContext, name: string, durationUs: number, result: 'success' | 'error', span?: ExecutionSpan): void {
     if (!this.deps.sampler.shouldSample()) return;
-    this.deps.audit.write('rule_executed', { rule_name: name, duration_us: durationUs, result, source_ip: ctx.sourceIp });
+    const fields: Record<string, unknown> = { rule_name: name, duration_us: durationUs, result, source_ip: ctx.sourceIp };
+    // With tracing on, the line names its execution span (docs/observability.md).
+    if (span !== undefined) {
+      fields['trace_id'] = span.traceId;
+      fields['span_id'] = span.spanId;
+    }
+    if (this.tenancy !== null) fields['tenant_id'] = ctx.tenant;
+    this.deps.audit.write('rule_executed', fields);
   }
 
   /** Runs a store write; a storage failure becomes a 500 that says what failed. */

@@ -16,6 +16,11 @@ export interface CallContext {
   /** The caller's address, for audit events (`source_ip`). */
   readonly sourceIp: string | null;
   readonly transport: 'http' | 'grpc' | 'internal';
+  /**
+   * The request span's context, opaque to the façade (an OpenTelemetry `Context`). Set by a
+   * transport only when tracing is on; executions become its children.
+   */
+  readonly traceContext?: unknown;
 }
 
 /** Signature carried in headers instead of the body (`X-Svc-Signature`, `X-Svc-Public-Key`). */

@@ -19,6 +19,7 @@ import { sleep, type SyncClock } from './clock.js';
 import { EventDeduper } from './dedup.js';
 import { STREAM_NAME, allSubjects, decodeEnvelope, type SyncEvent, type TenantConfigChangedEvent } from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
+import { readTenantStream } from './tenant-sync.js';
 import type { ConsumerMessagesLike, JsMsgLike } from './nats-api.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
 
@@ -127,6 +128,13 @@ export class BrokerConsumer {
     const before = await session.jsm.streams.info(STREAM_NAME);
     const live = new Set<string>();
     let rules = 0;
+    // Multi-tenancy: every tenant shares `{prefix}.tenants`, so the latest event per subject
+    // would show only one; apply the folded state of all retained tenant events first.
+    if (this.options.onTenantEvent) {
+      const tenants = await readTenantStream({ js: session.js, prefix, clock, skipInstance: this.options.instanceId });
+      for (const entry of tenants.entries.values()) await this.options.onTenantEvent(entry.event);
+      logger.info({ tenants: tenants.entries.size }, 'sync bootstrap: applied the retained tenant events');
+    }
     const read = await readLatestPerSubject({
       js: session.js,
       prefix,

@@ -22,6 +22,7 @@ import type { SyncClock, TimerHandle } from './clock.js';
 import { STREAM_NAME, decodeEnvelope, encodeEnvelope, eventSubject, ruleDeletedOf, rulePutOf, type SyncEvent } from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
 import { PublishQueue } from './publish-queue.js';
+import { readTenantStream, tenantChangedOf, tenantFullState, type TenantSource, type TenantSourceEvent } from './tenant-sync.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
 
 /** Options of `BrokerPublisher`. */
@@ -38,6 +39,8 @@ export interface BrokerPublisherOptions {
   readonly origins?: ReadonlySet<Origin>;
   /** Outbox bound. Default 100 000 messages. */
   readonly maxBuffered?: number;
+  /** The tenant registry (multi-tenancy): its changes and its state are published too (tenant-sync.ts). */
+  readonly tenants?: TenantSource;
 }
 
 /** Publisher state for `/health`. */
@@ -59,6 +62,7 @@ export class BrokerPublisher {
   private lastPublishedAt: number | null = null;
   private lastFullStateAt: number | null = null;
   private unsubscribe: (() => void) | undefined;
+  private unsubscribeTenants: (() => void) | undefined;
   private timer: TimerHandle | undefined;
   private resyncing: Promise<void> | undefined;
   private resyncAgain = false;
@@ -95,6 +99,7 @@ export class BrokerPublisher {
   start(): void {
     const { link, target } = this.options;
     this.unsubscribe = target.store.subscribe((event) => this.onStoreEvent(event));
+    this.unsubscribeTenants = this.options.tenants?.subscribe((event) => this.onTenantEvent(event));
     link.onUp(() => {
       this.queue.setConnected(true);
       void this.resync('connected');
@@ -123,6 +128,7 @@ export class BrokerPublisher {
   async close(): Promise<void> {
     this.closed = true;
     this.unsubscribe?.();
+    this.unsubscribeTenants?.();
     if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     await this.queue.close();
     await this.resyncing;
@@ -132,6 +138,12 @@ export class BrokerPublisher {
     if (!this.origins.has(event.origin)) return;
     if (event.type === 'put') this.enqueue(rulePutOf(event.record));
     else this.enqueue(ruleDeletedOf(event.tenant, event.name));
+  }
+
+  /** A tenant change (API, or `tenants.json` edited in a watched dir) becomes a `TenantConfigChanged`. */
+  private onTenantEvent(event: TenantSourceEvent): void {
+    if (!this.origins.has(event.origin)) return;
+    this.enqueue(event.type === 'put' ? tenantChangedOf(event.record.id, event.record) : tenantChangedOf(event.id, null));
   }
 
   private enqueue(event: SyncEvent): void {
@@ -193,10 +205,18 @@ export class BrokerPublisher {
         }
       },
     });
+    // Tenants share one subject: their state is every retained event of it, folded (tenant-sync.ts).
+    const tenantStream = this.options.tenants ? await readTenantStream({ js: session.js, prefix, clock }) : null;
     if (this.closed) return;
     // NOTE: from here on synchronous: the snapshot of the store and the events enqueued by
     // later writes stay in order in the outbox.
     const now = clock.now();
+    // Tenants first, so that a reader knows a tenant before its rules.
+    if (tenantStream && this.options.tenants) {
+      const tenantEvents = tenantFullState(this.options.tenants.records(), tenantStream.entries, now, refreshMs);
+      for (const event of tenantEvents) this.enqueue(event);
+      if (tenantEvents.length > 0) logger.info({ reason, tenants: this.options.tenants.records().length, published: tenantEvents.length }, 'published the tenant state');
+    }
     const records: RuleRecord[] = [];
     for (const tenant of target.store.tenants()) records.push(...target.store.list(tenant));
     const held = new Set(records.map((r) => key(r.tenant, r.name)));

@@ -19,6 +19,7 @@ import { realClock, type SyncClock } from './clock.js';
 import type { TenantConfigChangedEvent } from './events.js';
 import { DEFAULT_NATS_MODULES, loadNatsApi, type NatsModuleNames } from './nats-api.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
+import type { TenantSource } from './tenant-sync.js';
 import { RuleWatcher, type CreateFsWatcher } from './watcher.js';
 
 export type { SyncLogger, SyncTarget } from './sync-types.js';
@@ -44,6 +45,8 @@ export interface SyncHooks {
   readonly onTenantsFileChanged?: () => void | Promise<void>;
   /** A `TenantConfigChanged` event arrived (reader). */
   readonly onTenantEvent?: (event: TenantConfigChangedEvent) => void | Promise<void>;
+  /** The tenant registry a writer publishes (`TenantConfigChanged`, tenant-sync.ts). */
+  readonly tenants?: TenantSource;
 }
 
 /** Options of `startSync`. */
@@ -113,7 +116,11 @@ export async function startSync(options: StartSyncOptions): Promise<RunningSync>
         link = new BrokerLink({ api: loaded.api, url: config.syncUrl, name: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger });
         const common = { link, target, instanceId: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger };
         if (config.role === 'writer') {
-          publisher = new BrokerPublisher({ ...common, republishIntervalMs: config.republishIntervalSecs * 1000 });
+          publisher = new BrokerPublisher({
+            ...common,
+            republishIntervalMs: config.republishIntervalSecs * 1000,
+            ...(options.hooks?.tenants ? { tenants: options.hooks.tenants } : {}),
+          });
           publisher.start();
         } else {
           consumer = new BrokerConsumer({

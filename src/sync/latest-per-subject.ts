@@ -26,16 +26,24 @@ export interface LatestReadOptions {
   readonly handle: (msg: JsMsgLike) => void | Promise<void>;
   /** Gives up when no message arrives for this long while some are pending (ms). Default 15 000. */
   readonly stallMs?: number;
+  /**
+   * Subject filter; default every sync subject (`{prefix}.>`). With `deliverPolicy: 'all'` the
+   * same reading gives every retained message of the filter (the tenant bootstrap reads
+   * `{prefix}.tenants` so).
+   */
+  readonly filter?: string;
+  /** Default `last_per_subject`. */
+  readonly deliverPolicy?: 'last_per_subject' | 'all';
 }
 
 /** Reads the latest message per subject (see the module comment). Rejects on a stall or error. */
 export async function readLatestPerSubject(options: LatestReadOptions): Promise<LatestRead> {
   const { js, clock } = options;
   const consumer = await js.consumers.get(STREAM_NAME, {
-    deliver_policy: 'last_per_subject',
+    deliver_policy: options.deliverPolicy ?? 'last_per_subject',
     // NOTE: one subject as a string: the client sends `filter_subject`, which nats-server 2.9
     // understands (the plural `filter_subjects` needs 2.10).
-    filter_subjects: allSubjects(options.prefix),
+    filter_subjects: options.filter ?? allSubjects(options.prefix),
   });
   let count = 0;
   let lastSeq = 0;

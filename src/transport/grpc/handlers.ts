@@ -21,13 +21,20 @@ export interface GrpcHandlerOptions {
   readonly multiTenancy: boolean;
   /** Where unexpected (non-catalog) errors are reported. */
   readonly logger?: { error(obj: object, msg?: string): void };
+  /** The request span's context of a call (tracing on, ./instrument.ts); absent: untraced contexts. */
+  readonly traceContextOf?: (call: object) => unknown;
 }
 
 type Call = ServerUnaryCall<any, any>;
 
 /** Builds the implementation of `rules.RuleService` over the façade. */
 export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerOptions): UntypedServiceImplementation {
-  const ctxOf = (call: Call): CallContext => new GrpcCallContext(options.multiTenancy ? tenantOf(call.metadata) : 'default', call);
+  const traceOf = options.traceContextOf;
+  // NOTE: chosen once here; without tracing every call builds the plain context only.
+  const ctxOf =
+    traceOf === undefined
+      ? (call: Call): CallContext => new GrpcCallContext(options.multiTenancy ? tenantOf(call.metadata) : 'default', call)
+      : (call: Call): CallContext => new TracedGrpcCallContext(options.multiTenancy ? tenantOf(call.metadata) : 'default', call, traceOf(call));
 
   const fail = (err: unknown, method: string, callback: sendUnaryData<unknown>): void => {
     if (!(err instanceof ServiceError)) options.logger?.error({ err: toCatalogError(err).message, method }, 'unexpected error');
@@ -89,6 +96,17 @@ class GrpcCallContext implements CallContext {
   get sourceIp(): string | null {
     if (this.ip === undefined) this.ip = sourceIpOf(this.call.getPeer());
     return this.ip;
+  }
+}
+
+/** The CallContext of a call served with tracing on: also carries the request span's context. */
+class TracedGrpcCallContext extends GrpcCallContext {
+  constructor(
+    tenant: string,
+    call: Call,
+    readonly traceContext: unknown,
+  ) {
+    super(tenant, call);
   }
 }
 

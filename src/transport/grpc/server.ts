@@ -7,6 +7,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Config } from '../../config/index.js';
 import type { RuleServiceApi } from '../../service/types.js';
 import { buildGrpcHandlers } from './handlers.js';
+import { GrpcInstrumentation, type GrpcInstrumentOptions } from './instrument.js';
 import { ruleServiceDefinition } from './proto.js';
 import { loadTlsMaterial, serverCredentials } from './tls.js';
 import { prepareSocketPath, removeSocket, udsTarget } from './uds.js';
@@ -42,7 +43,12 @@ export interface GrpcServerHandle {
  * Starts listening. Rejects, with a message naming the file or address, when the TLS files are
  * unusable, the socket path is taken, or a bind fails; nothing stays bound then.
  */
-export async function startGrpcServer(service: RuleServiceApi, config: GrpcConfig, logger: GrpcLogger): Promise<GrpcServerHandle> {
+export async function startGrpcServer(
+  service: RuleServiceApi,
+  config: GrpcConfig,
+  logger: GrpcLogger,
+  observe: GrpcInstrumentOptions = {},
+): Promise<GrpcServerHandle> {
   // Check everything that can be wrong before binding anything.
   const tls = config.grpcTlsCert !== null && config.grpcTlsKey !== null ? loadTlsMaterial(config.grpcTlsCert, config.grpcTlsKey) : null;
   if (config.udsPath !== null) await prepareSocketPath(config.udsPath);
@@ -52,7 +58,14 @@ export async function startGrpcServer(service: RuleServiceApi, config: GrpcConfi
     // are answered RESOURCE_EXHAUSTED by grpc-js itself.
     'grpc.max_receive_message_length': config.maxRequestBodyBytes,
   });
-  server.addService(ruleServiceDefinition(), buildGrpcHandlers(service, { multiTenancy: config.multiTenancyEnabled, logger }));
+  // Spans and debug request lines (issue 10) wrap the handlers only when one of them is on.
+  const instrument = observe.tracing || observe.requestLog ? new GrpcInstrumentation(observe) : null;
+  const handlers = buildGrpcHandlers(service, {
+    multiTenancy: config.multiTenancyEnabled,
+    logger,
+    ...(instrument && observe.tracing ? { traceContextOf: instrument.contextOf } : {}),
+  });
+  server.addService(ruleServiceDefinition(), instrument ? instrument.wrap(handlers) : handlers);
 
   let address: string | null = null;
   let socketPath: string | null = null;

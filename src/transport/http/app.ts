@@ -8,6 +8,13 @@ import { isPlainObject } from '../../service/rule-service.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { toHttpError } from './errors.js';
 import { readJsonBody } from './json-body.js';
+import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
+import { lingerOnClose } from './linger.js';
+import { registerRequestLog, type RequestLogger } from './request-log.js';
+import { registerHttpTracing } from './tracing.js';
+import type { Tracing } from '../../observe/tracing.js';
+import type { TenantManagerApi } from '../../service/tenant-manager.js';
+import { TENANT_ROUTES, registerTenantRoutes } from './tenant-routes.js';
 
 /** Options of the HTTP adapter. */
 export interface HttpAppOptions {
@@ -20,6 +27,12 @@ export interface HttpAppOptions {
   /** Debug rendering of a ruleset's conditions (`--debug-mode`). */
   readonly debugRuleset?: (ctx: CallContext, name: string) => unknown;
   readonly logger?: { error(obj: object, msg?: string): void; debug(obj: object, msg?: string): void };
+  /** Request spans (`--otlp-endpoint`); undefined: no tracing hook is registered. */
+  readonly tracing?: Tracing;
+  /** Per-request debug lines; give it only with `--log-level debug` (otherwise no hook). */
+  readonly requestLog?: RequestLogger;
+  /** Tenant management (`--multi-tenancy-enabled`); absent: the `/api/v1/tenants` routes do not exist. */
+  readonly tenants?: TenantManagerApi;
 }
 
 type Params = { name: string };
@@ -57,25 +70,38 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     // the catalog body instead (DECISIONS.md 3: every error body is {error, code}).
     return503OnClosing: false,
     routerOptions: { maxParamLength: 1024 },
+    // Headers count against the request timeout too, and errors before a request exists
+    // (malformed HTTP, header timeout) get the catalog body.
+    http: headerTimeoutOptions(options.requestTimeoutMs),
+    clientErrorHandler: clientErrorHandler(options.requestTimeoutMs),
   });
+  // Observability hooks first, so that requests answered by a later hook are seen too.
+  const traceOf = options.tracing ? registerHttpTracing(app, options.tracing) : undefined;
+  if (options.requestLog) registerRequestLog(app, options.requestLog);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', (request, _payload, done) => {
     readJsonBody(request.raw, options.bodyLimit, options.requestTimeoutMs, done);
   });
 
-  const ctxOf = (req: FastifyRequest): CallContext => ({
+  const plainCtxOf = (req: FastifyRequest): CallContext => ({
     tenant: tenantOf(req, options.multiTenancy),
     sourceIp: req.ip ?? null,
     transport: 'http',
   });
+  // NOTE: chosen once here; without tracing the routes build the plain context only.
+  const ctxOf =
+    traceOf === undefined ? plainCtxOf : (req: FastifyRequest): CallContext => ({ ...plainCtxOf(req), traceContext: traceOf(req) });
 
   app.setErrorHandler((err, req, reply) => {
     const e = toHttpError(err);
     if (e.httpStatus >= 500 && !(err instanceof ServiceError)) {
       options.logger?.error({ err: (err as Error)?.message, url: req.url }, 'unexpected error');
     }
-    if (e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE') reply.header('connection', 'close');
+    if (e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE') {
+      reply.header('connection', 'close');
+      lingerOnClose(req.raw.socket);
+    }
     void reply.code(e.httpStatus).send(e.toBody());
   });
 
@@ -90,10 +116,16 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     if (!closing) return done();
     void reply.code(503).header('connection', 'close').send(new ServiceError('NOT_READY', 'server is shutting down').toBody());
   });
+  // A request in flight when the drain starts is answered with `Connection: close`: node closes
+  // only the connections idle at that moment, so a kept-alive one would hold the shutdown open.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) void reply.header('connection', 'close');
+    done(null, payload);
+  });
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? req.url;
-    const allowed = ROUTES.filter(([, re]) => re.test(path)).map(([m]) => m);
+    const allowed = (options.tenants ? ROUTES.concat(TENANT_ROUTES) : ROUTES).filter(([, re]) => re.test(path)).map(([m]) => m);
     if (allowed.length > 0) {
       void reply
         .code(405)
@@ -155,6 +187,9 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     void reply.send(service.setAuditSampleRate(ctxOf(req), body['sample_rate']));
   });
 
+  // ------------------------------------------------------------- tenants (multi-tenancy)
+  if (options.tenants) registerTenantRoutes(app, options.tenants, ctxOf);
+
   // ------------------------------------------------------------- debug
   if (options.debugMode && options.debugRuleset) {
     const debugRuleset = options.debugRuleset;
@@ -203,7 +238,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
 
 function tenantOf(req: FastifyRequest, multiTenancy: boolean): string {
   if (!multiTenancy) return 'default';
-  return header(req, 'x-tenant-id') ?? 'default';
+  return header(req, 'x-tenant-id') || 'default';
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

@@ -1,0 +1,23 @@
+/**
+ * What the `RuleService` façade needs from multi-tenancy (implemented by `TenantRegistry`),
+ * as one small interface. Absent when `--multi-tenancy-enabled` is off: the façade then checks
+ * one field and serves everything in tenant `default`, exactly as without tenancy.
+ */
+import type { ExecuteOptions } from '../ruleset/execute.js';
+
+/** Tenant checks of the façade. Every method is O(1); `admit` and `executeOptions` allocate nothing. */
+export interface TenancyPort {
+  /**
+   * Throws TENANT_NOT_FOUND unless the tenant exists and is enabled; then takes `cost` tokens
+   * from its rate limit (0: no charge) or throws RATE_LIMITED.
+   */
+  admit(tenant: string, cost: number): void;
+  /**
+   * The execute options for a tenant: `base` itself, or (when the tenant sets
+   * `execution_timeout_ms`) a cached frozen copy with that timeout. A ruleset's own
+   * `timeout_ms` still wins inside the engine (ruleset > tenant > server).
+   */
+  executeOptions(tenant: string, base: ExecuteOptions): ExecuteOptions;
+  /** Throws BAD_REQUEST when a tenant holding `held` rulesets may not create one more (`max_rulesets`). */
+  assertCanCreate(tenant: string, held: number): void;
+}

@@ -1,0 +1,80 @@
+/**
+ * Multi-tenancy wiring (`--multi-tenancy-enabled`, docs/tenancy.md): loads the tenant registry
+ * from `<rules-dir>/tenants.json` (memory-only mode: just `default`), and builds what the rest
+ * of the server is given: the registry (the façade's `TenancyPort`), the manager (the HTTP
+ * tenant routes) and the sync hooks (broker `TenantConfigChanged`, watcher `tenants.json`).
+ */
+import type { Config } from '../config/index.js';
+import type { RuleStore } from '../store/types.js';
+import { TenantFile } from '../store/tenant-file.js';
+import type { ServiceAudit, ServiceLogger } from './ports.js';
+import { TenantManager, type TenantChange } from './tenant-manager.js';
+import type { TenantRecord } from './tenant-model.js';
+import { TenantRegistry, type TenantListener } from './tenant-registry.js';
+
+/** What `setupTenancy` needs. */
+export interface TenancyOptions {
+  readonly config: Pick<Config, 'rulesDir' | 'role' | 'writerAddr' | 'watchRules'>;
+  readonly store: RuleStore;
+  readonly audit: ServiceAudit;
+  readonly logger: ServiceLogger;
+  /** Monotonic clock in ms for the rate limiters (`performance.now`). */
+  readonly clock: () => number;
+}
+
+/** Multi-tenancy, ready to wire. */
+export interface Tenancy {
+  readonly registry: TenantRegistry;
+  readonly manager: TenantManager;
+  /** Hooks for `startSync` (`SyncHooks`). */
+  readonly hooks: {
+    /** The watcher saw `tenants.json` change: reload it. */
+    readonly onTenantsFileChanged: () => Promise<void>;
+    /** A reader received `TenantConfigChanged`: apply it. */
+    readonly onTenantEvent: (event: TenantChange) => Promise<void>;
+    /** What a writer publishes: its tenant state and changes. */
+    readonly tenants: { records(): readonly TenantRecord[]; subscribe(listener: TenantListener): () => void };
+  };
+  /** Logs tenants that hold loaded rulesets but are not registered (call after the store loaded). */
+  reportUnregistered(): void;
+}
+
+/**
+ * Loads the registry and builds the parts. Rejects when `tenants.json` exists but is not valid:
+ * starting without the tenants would answer 404 to all of them, and the next tenant write
+ * would replace the file.
+ */
+export async function setupTenancy(options: TenancyOptions): Promise<Tenancy> {
+  const { config, store, audit, logger } = options;
+  const file = config.rulesDir ? new TenantFile(config.rulesDir) : null;
+  const registry = new TenantRegistry({ clock: options.clock, logger });
+  const records = file ? await file.read() : null;
+  registry.replaceAll(records ?? [], 'load');
+  logger.info({ tenants: registry.list().length, file: file?.path ?? null }, 'tenant registry loaded');
+  const manager = new TenantManager({ registry, store, file, audit, logger, role: config.role, writerAddr: config.writerAddr });
+  // A reader with its own rules dir (no watcher on a shared dir) keeps what it receives on disk,
+  // like the rule consumer does.
+  const persistSync = store.mode === 'persistent' && !config.watchRules;
+  return {
+    registry,
+    manager,
+    hooks: {
+      onTenantsFileChanged: async () => {
+        const changes = await manager.reloadFile();
+        if (changes > 0) logger.info({ changes }, 'tenants.json reloaded');
+      },
+      onTenantEvent: async (event) => {
+        const outcome = await manager.applySync(event, persistSync);
+        if (outcome === 'applied') logger.info({ tenant: event.tenant_id, deleted: event.tenant === null }, 'tenant sync event applied');
+      },
+      tenants: { records: () => registry.persistable(), subscribe: (listener) => registry.subscribe(listener) },
+    },
+    reportUnregistered() {
+      for (const tenant of store.tenants()) {
+        if (!registry.get(tenant)) {
+          logger.warn({ tenant, rulesets: store.count(tenant) }, 'rulesets of an unregistered tenant are loaded but not served until the tenant is created');
+        }
+      }
+    },
+  };
+}

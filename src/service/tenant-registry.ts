@@ -1,0 +1,192 @@
+/**
+ * The tenants known to this instance, in memory, and the per-request tenant checks of the
+ * façade (`TenancyPort`): existence and `enabled` (404 TENANT_NOT_FOUND), the token bucket of
+ * `qps_limit`/`burst` (429 RATE_LIMITED), `execution_timeout_ms` and `max_rulesets`.
+ *
+ * The `default` tenant always exists (DEFAULT_TENANT_RECORD until it is changed) and can be
+ * neither deleted nor disabled. Changes are made by `TenantManager` (API), the sync adapters
+ * (broker, watcher) and the start-up load, and emitted as events (the broker publisher
+ * subscribes, like it does to the rule store).
+ */
+import type { ExecuteOptions } from '../ruleset/execute.js';
+import type { Origin } from '../store/types.js';
+import { DEFAULT_TENANT } from '../store/types.js';
+import { ServiceError } from './errors.js';
+import { TokenBucket, bucketCapacity, type MonotonicClock } from './rate-limit.js';
+import type { TenancyPort } from './tenancy-port.js';
+import { DEFAULT_TENANT_RECORD, sameRecord, type TenantRecord } from './tenant-model.js';
+
+/** A change of the registry, emitted after it is applied. */
+export type TenantEvent =
+  | { readonly type: 'put'; readonly record: TenantRecord; readonly previous?: TenantRecord; readonly origin: Origin }
+  | { readonly type: 'delete'; readonly id: string; readonly previous: TenantRecord; readonly origin: Origin };
+
+/** Listener of registry events; must not throw (errors are logged and ignored). */
+export type TenantListener = (event: TenantEvent) => void;
+
+/** Live state of one tenant. */
+interface TenantState {
+  readonly record: TenantRecord;
+  readonly bucket: TokenBucket | null;
+  /** base execute options → the same with this tenant's timeout (built on first use). */
+  readonly options: Map<ExecuteOptions, ExecuteOptions>;
+}
+
+/** Options of `TenantRegistry`. */
+export interface TenantRegistryOptions {
+  /** Monotonic clock of the rate limiter (ms); `performance.now` in the server. */
+  readonly clock: MonotonicClock;
+  readonly logger?: { warn(obj: object, msg?: string): void };
+}
+
+/** The registry (see the module comment). */
+export class TenantRegistry implements TenancyPort {
+  private readonly states = new Map<string, TenantState>();
+  private readonly listeners = new Set<TenantListener>();
+
+  constructor(private readonly options: TenantRegistryOptions) {
+    this.states.set(DEFAULT_TENANT, this.stateOf(DEFAULT_TENANT_RECORD, undefined));
+  }
+
+  // ------------------------------------------------------------ TenancyPort (hot path)
+
+  admit(tenant: string, cost: number): void {
+    const st = this.states.get(tenant);
+    if (st === undefined) throw new ServiceError('TENANT_NOT_FOUND', `tenant '${clip(tenant)}' not found`);
+    if (!st.record.enabled) throw new ServiceError('TENANT_NOT_FOUND', `tenant '${tenant}' is disabled`);
+    if (cost > 0 && st.bucket !== null && !st.bucket.take(cost)) throw rateLimited(st.record, st.bucket, cost);
+  }
+
+  executeOptions(tenant: string, base: ExecuteOptions): ExecuteOptions {
+    const st = this.states.get(tenant);
+    if (st === undefined) return base;
+    const timeoutMs = st.record.execution_timeout_ms;
+    if (timeoutMs === null) return base;
+    let options = st.options.get(base);
+    if (options === undefined) {
+      options = Object.freeze({ ...base, timeoutMs });
+      st.options.set(base, options);
+    }
+    return options;
+  }
+
+  assertCanCreate(tenant: string, held: number): void {
+    const max = this.states.get(tenant)?.record.max_rulesets ?? null;
+    if (max !== null && held >= max) {
+      throw new ServiceError(
+        'BAD_REQUEST',
+        `tenant '${tenant}' already holds ${held} rulesets, its max_rulesets limit is ${max}: delete a ruleset or raise the limit`,
+        { max_rulesets: max, rulesets: held },
+      );
+    }
+  }
+
+  // ------------------------------------------------------------ reads
+
+  /** The record of a tenant (enabled or not), or undefined. */
+  get(id: string): TenantRecord | undefined {
+    return this.states.get(id)?.record;
+  }
+
+  /** Every record, `default` included, sorted by id. */
+  list(): TenantRecord[] {
+    return [...this.states.values()].map((s) => s.record).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** The records to persist: every tenant except an unchanged `default`. */
+  persistable(): TenantRecord[] {
+    return this.list().filter((r) => r.id !== DEFAULT_TENANT || !sameRecord(r, DEFAULT_TENANT_RECORD));
+  }
+
+  // ------------------------------------------------------------ changes
+
+  /** Creates or replaces a record. Unchanged records emit nothing; returns whether it changed. */
+  set(record: TenantRecord, origin: Origin): boolean {
+    const prev = this.states.get(record.id);
+    if (prev && sameRecord(prev.record, record)) return false;
+    this.states.set(record.id, this.stateOf(record, prev));
+    this.emit(prev ? { type: 'put', record, previous: prev.record, origin } : { type: 'put', record, origin });
+    return true;
+  }
+
+  /**
+   * Removes a tenant; returns the removed record. Removing `default` resets it to
+   * DEFAULT_TENANT_RECORD instead (it always exists).
+   */
+  remove(id: string, origin: Origin): TenantRecord | undefined {
+    if (id === DEFAULT_TENANT) {
+      const prev = this.get(id);
+      this.set(DEFAULT_TENANT_RECORD, origin);
+      return prev;
+    }
+    const prev = this.states.get(id);
+    if (!prev) return undefined;
+    this.states.delete(id);
+    this.emit({ type: 'delete', id, previous: prev.record, origin });
+    return prev.record;
+  }
+
+  /**
+   * Makes the registry hold exactly `records` (plus `default`), emitting one event per change;
+   * returns the number of changes. Used by the start-up load and the watcher.
+   */
+  replaceAll(records: readonly TenantRecord[], origin: Origin): number {
+    const next = new Map(records.map((r) => [r.id, r]));
+    if (!next.has(DEFAULT_TENANT)) next.set(DEFAULT_TENANT, DEFAULT_TENANT_RECORD);
+    let changes = 0;
+    for (const id of [...this.states.keys()]) {
+      if (!next.has(id) && this.remove(id, origin)) changes++;
+    }
+    for (const record of next.values()) if (this.set(record, origin)) changes++;
+    return changes;
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe(listener: TenantListener): () => void {
+    const entry: TenantListener = (e) => listener(e);
+    this.listeners.add(entry);
+    return () => {
+      this.listeners.delete(entry);
+    };
+  }
+
+  private emit(event: TenantEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.options.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'tenant listener threw; ignored');
+      }
+    }
+  }
+
+  /**
+   * The state of a new or changed record. NOTE: the bucket is kept (with its tokens) when the
+   * rate and burst did not change, so editing a tenant's name does not refill its bucket.
+   */
+  private stateOf(record: TenantRecord, prev: TenantState | undefined): TenantState {
+    let bucket: TokenBucket | null = null;
+    if (record.qps_limit !== null) {
+      const capacity = bucketCapacity(record.qps_limit, record.burst);
+      const old = prev?.bucket;
+      bucket = old && old.ratePerSec === record.qps_limit && old.capacity === capacity ? old : new TokenBucket(record.qps_limit, capacity, this.options.clock);
+    }
+    return { record, bucket, options: new Map() };
+  }
+}
+
+/** The 429 of a tenant over its rate limit. */
+function rateLimited(record: TenantRecord, bucket: TokenBucket, cost: number): ServiceError {
+  const limit = `${record.qps_limit} requests/s, burst ${bucket.capacity}`;
+  if (cost > bucket.capacity) {
+    return new ServiceError('RATE_LIMITED', `a batch of ${cost} inputs is larger than tenant '${record.id}' burst (${limit}); split the batch`, {
+      retry_after_ms: null,
+    });
+  }
+  return new ServiceError('RATE_LIMITED', `tenant '${record.id}' exceeded its rate limit (${limit})`, { retry_after_ms: bucket.retryAfterMs(cost) });
+}
+
+function clip(s: string): string {
+  const clean = String(s).replace(/[\u0000-\u001f]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+}
