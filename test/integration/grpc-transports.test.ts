@@ -220,6 +220,8 @@ describe('--disable-grpc', () => {
 describe('tenancy metadata', () => {
   it('with --multi-tenancy-enabled, x-tenant-id selects the tenant', async () => {
     await withServer(['--multi-tenancy-enabled'], async (server) => {
+      // Tenants must exist before they hold rulesets (docs/tenancy.md).
+      assert.equal((await http(server.url, 'POST', '/api/v1/tenants', { id: 'acme' })).status, 201);
       await postRulesets(server.url, [LOAN], { 'x-tenant-id': 'acme' });
       const client = connect(server.grpcAddress);
       try {
@@ -227,7 +229,7 @@ describe('tenancy metadata', () => {
         assert.deepEqual((await client.ok('ListRuleSets', {}, { 'x-tenant-id': 'acme' })).rulesets.map((r: any) => r.name), ['loan']);
         assert.deepEqual((await client.ok('ListRuleSets', {})).rulesets, []);
         const other = await client.call('Execute', { name: 'loan', input_json: APPROVE }, { 'x-tenant-id': 'globex' });
-        assert.equal(other.ok ? 0 : other.code, Status.NOT_FOUND);
+        assert.equal(other.ok ? 0 : other.code, Status.NOT_FOUND, 'an unknown tenant is NOT_FOUND (TENANT_NOT_FOUND)');
       } finally {
         client.close();
       }
