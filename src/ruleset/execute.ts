@@ -79,11 +79,14 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
       }
       visited++;
       if (visited > maxSteps) throw stepLimit(maxSteps, node);
-      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && clock() - start >= timeoutMs) throw timedOut(timeoutMs, node);
+      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0) {
+        const elapsed = clock() - start;
+        if (elapsed >= timeoutMs) throw timedOut(timeoutMs, node, elapsed);
+      }
     }
   } catch (err) {
     if (options.stats !== undefined) options.stats.steps = visited;
-    throw failed(node, err);
+    throw timed(failed(node, err), clock, start);
   }
   // NOTE (speed): one load and compare when no stats object is given (tracing off).
   if (options.stats !== undefined) options.stats.steps = visited;
@@ -137,11 +140,11 @@ function executeTraced(
       visited++;
       if (visited > maxSteps) throw stepLimit(maxSteps, node);
       // The last read is recent enough: tracing adds no extra read for the timeout check.
-      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && last - start >= timeoutMs) throw timedOut(timeoutMs, node);
+      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && last - start >= timeoutMs) throw timedOut(timeoutMs, node, last - start);
     }
   } catch (err) {
     if (options.stats !== undefined) options.stats.steps = visited;
-    throw failed(node, err);
+    throw timed(failed(node, err), clock, start);
   }
   if (options.stats !== undefined) options.stats.steps = visited;
   const output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
@@ -155,6 +158,15 @@ function executeTraced(
     duration_us: micros(end - start),
     trace: { path: ids.join(' -> '), steps },
   };
+}
+
+/**
+ * Stamps an execution error with the time until it failed: one clock read, on the error path
+ * only; a TIMEOUT already carries the elapsed time of the check that fired.
+ */
+function timed(err: unknown, clock: () => number, start: number): unknown {
+  if (err instanceof ExecutionError && err.code !== 'TIMEOUT') err.durationUs = micros(clock() - start);
+  return err;
 }
 
 /** An error thrown during the walk: execution errors pass; a branch test's error is wrapped. */
@@ -216,8 +228,10 @@ function stepLimit(maxSteps: number, step: PlanNode): ExecutionError {
   return new ExecutionError('STEP_LIMIT', `step limit of ${maxSteps} exceeded at step '${step.id}' (the ruleset may loop)`, step.id);
 }
 
-function timedOut(timeoutMs: number, step: PlanNode): ExecutionError {
-  return new ExecutionError('TIMEOUT', `execution timed out after ${timeoutMs} ms`, step.id, timeoutMs);
+function timedOut(timeoutMs: number, step: PlanNode, elapsedMs: number): ExecutionError {
+  const err = new ExecutionError('TIMEOUT', `execution timed out after ${timeoutMs} ms`, step.id, timeoutMs);
+  err.durationUs = micros(elapsedMs);
+  return err;
 }
 
 /** Milliseconds to whole microseconds (never negative). */

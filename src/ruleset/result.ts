@@ -50,6 +50,9 @@ export class ExecutionError extends Error {
   ) {
     super(message);
   }
+
+  /** Microseconds from the start of the execution until it failed (set by `execute`). */
+  durationUs = 0;
 }
 
 /** One validation problem: where (e.g. `steps.check.branches[1].condition`) and what. */

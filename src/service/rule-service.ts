@@ -412,8 +412,9 @@ export class RuleService implements RuleServiceApi {
       result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? this.execTraced : this.execPlain));
     } catch (err) {
       metrics.activeDec();
-      metrics.recordExecution(rec.name, 0, false, undefined, rec.tenant);
-      this.auditExecution(ctx, rec.name, 0, 'error');
+      const us = failedAfterUs(err);
+      metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
+      this.auditExecution(ctx, rec.name, us, 'error');
       throw toServiceError(err);
     }
     metrics.activeDec();
@@ -436,10 +437,11 @@ export class RuleService implements RuleServiceApi {
       result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? traced.withTrace : traced.plain));
     } catch (err) {
       metrics.activeDec();
-      metrics.recordExecution(rec.name, 0, false, undefined, rec.tenant);
+      const us = failedAfterUs(err);
+      metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
       const e = toServiceError(err);
       span.failed(e.code, e.message, traced.stats.steps);
-      this.auditExecution(ctx, rec.name, 0, 'error', span);
+      this.auditExecution(ctx, rec.name, us, 'error', span);
       throw e;
     }
     metrics.activeDec();
@@ -482,6 +484,11 @@ export class RuleService implements RuleServiceApi {
       throw new ServiceError('INTERNAL_ERROR', `storage write failed: ${errorMessage(err)}`);
     }
   }
+}
+
+/** Microseconds an execution ran before it failed (0 when unknown). */
+function failedAfterUs(err: unknown): number {
+  return err instanceof ExecutionError ? err.durationUs : 0;
 }
 
 /** Maps any thrown value to a ServiceError (execution errors keep their meaning). */

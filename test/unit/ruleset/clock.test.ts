@@ -149,3 +149,25 @@ test('a clock that goes backwards gives 0, not a negative duration', () => {
   const r = execute(chain(2), {}, opts(scripted(5, 4).clock));
   assert.equal(r.duration_us, 0);
 });
+
+test('a failed execution carries the time until it failed, from one extra read on the error path', () => {
+  const compiled = compileRuleset({
+    config: { name: 'fails', entry_step: 'd' },
+    steps: {
+      d: { type: 'decision', branches: [{ condition: 'user.name * 2 > 1', next_step: 't' }] },
+      t: { type: 'terminal', result: { code: 'T' } },
+    },
+  });
+  const clock = scripted(10, 12.5);
+  assert.throws(
+    () => execute(compiled, { user: { name: 'x' } }, opts(clock.clock)),
+    (err: unknown) => err instanceof ExecutionError && err.code === 'EVALUATION_ERROR' && err.durationUs === 2500,
+  );
+  assert.equal(clock.reads(), 2);
+  const limited = chain(40);
+  const ticks = ticking(1);
+  assert.throws(
+    () => execute(limited, {}, opts(ticks.clock, { maxSteps: 5, timeoutMs: 0 })),
+    (err: unknown) => err instanceof ExecutionError && err.code === 'STEP_LIMIT' && err.durationUs === 1000,
+  );
+});
