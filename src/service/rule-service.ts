@@ -383,10 +383,14 @@ export class RuleService implements RuleServiceApi {
     throw notFound(name);
   }
 
-  /** Validates and compiles a document (without `_signature`) into a record; 400 on problems. */
-  private compileRecord(tenant: string, body: unknown, fallbackSignature?: SignatureBlock): RuleRecord {
+  /**
+   * Validates and compiles a document (without `_signature`) into a record; 400 on problems.
+   * The record keeps `headerSignature` (the X-Svc-* pair, which is THE signature when sent:
+   * a body `_signature` is then ignored), else the body's `_signature` block.
+   */
+  private compileRecord(tenant: string, body: unknown, headerSignature?: SignatureBlock): RuleRecord {
     const doc = stripSignature(body);
-    const signature = signatureOf(body) ?? fallbackSignature;
+    const signature = headerSignature ?? signatureOf(body);
     const started = this.deps.clock();
     let compiled: CompiledRuleset;
     try {
