@@ -71,77 +71,52 @@ export interface RunningSync {
   close(): Promise<void>;
 }
 
+/** Sync adapters built but not started (`prepareSync`). */
+export interface PreparedSync extends RunningSync {
+  /** Starts them; resolves once the watcher's initial scan is done. Call once. */
+  start(): Promise<void>;
+}
+
 /** Starts what the configuration asks for (see the module comment). Never rejects for broker trouble. */
 export async function startSync(options: StartSyncOptions): Promise<RunningSync> {
+  const sync = prepareSync(options);
+  await sync.start();
+  return sync;
+}
+
+/**
+ * Builds the adapters the configuration asks for without starting anything, and installs the
+ * `sync` block of `/health` at once: a server prepares sync before it listens, so `/health`
+ * shows the sync state (watcher not ready yet, broker not connected yet) from its first answer,
+ * and starts sync once the listeners are up.
+ */
+export function prepareSync(options: StartSyncOptions): PreparedSync {
   const { config, target, logger } = options;
   const clock = options.clock ?? realClock;
   const closers: Array<() => Promise<void>> = [];
-  let watcher: RuleWatcher | undefined;
   let link: BrokerLink | undefined;
   let publisher: BrokerPublisher | undefined;
   let consumer: BrokerConsumer | undefined;
   let broker: Record<string, unknown> | null = null;
+  // Until start() knows whether the NATS client loads, a configured broker shows as not connected.
+  let brokerPending = config.syncUrl !== null && config.role !== 'standalone';
+  if (config.syncUrl && config.role === 'standalone') broker = { enabled: false, reason: 'standalone instances do not synchronize' };
 
-  if (config.watchRules && config.rulesDir) {
-    watcher = new RuleWatcher({
-      rulesDir: config.rulesDir,
-      target,
-      logger,
-      clock,
-      poll: config.watchPoll,
-      pollIntervalMs: config.watchPollIntervalMs,
-      watchTenantsFile: config.multiTenancyEnabled,
-      recheckSince: options.recheckSince ?? Math.floor(performance.timeOrigin),
-      ...(options.hooks?.onTenantsFileChanged ? { onTenantsFileChanged: options.hooks.onTenantsFileChanged } : {}),
-      ...(options.createFsWatcher ? { createFsWatcher: options.createFsWatcher } : {}),
-    });
-    await watcher.start();
-    const w = watcher;
-    closers.push(() => w.close());
-  }
-
-  if (config.syncUrl) {
-    if (config.role === 'standalone') {
-      logger.warn({ sync_url: config.syncUrl }, '--sync-url has no effect on a standalone instance (use --role writer or reader)');
-      broker = { enabled: false, reason: 'standalone instances do not synchronize' };
-    } else {
-      const loaded = await loadNatsApi(options.natsModules ?? DEFAULT_NATS_MODULES);
-      if (!loaded.ok) {
-        logger.warn(
-          { sync_url: config.syncUrl, reason: loaded.reason },
-          'broker sync unavailable: the NATS client (@nats-io/transport-node, @nats-io/jetstream) is not installed; --sync-url has no effect',
-        );
-        broker = { enabled: false, reason: 'NATS client not installed' };
-      } else {
-        link = new BrokerLink({ api: loaded.api, url: config.syncUrl, name: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger });
-        const common = { link, target, instanceId: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger };
-        if (config.role === 'writer') {
-          publisher = new BrokerPublisher({
-            ...common,
-            republishIntervalMs: config.republishIntervalSecs * 1000,
-            ...(options.hooks?.tenants ? { tenants: options.hooks.tenants } : {}),
-          });
-          publisher.start();
-        } else {
-          consumer = new BrokerConsumer({
-            ...common,
-            persist: target.store.mode === 'persistent' && !config.watchRules,
-            ...(options.hooks?.onTenantEvent ? { onTenantEvent: options.hooks.onTenantEvent } : {}),
-          });
-          consumer.start();
-        }
-        link.start();
-        const l = link;
-        const p = publisher;
-        const c = consumer;
-        // Order: stop producing/consuming, then drop the connection.
-        closers.unshift(async () => {
-          await Promise.allSettled([p?.close(), c?.close()]);
-          await l.close();
-        });
-      }
-    }
-  }
+  const watcher =
+    config.watchRules && config.rulesDir
+      ? new RuleWatcher({
+          rulesDir: config.rulesDir,
+          target,
+          logger,
+          clock,
+          poll: config.watchPoll,
+          pollIntervalMs: config.watchPollIntervalMs,
+          watchTenantsFile: config.multiTenancyEnabled,
+          recheckSince: options.recheckSince ?? Math.floor(performance.timeOrigin),
+          ...(options.hooks?.onTenantsFileChanged ? { onTenantsFileChanged: options.hooks.onTenantsFileChanged } : {}),
+          ...(options.createFsWatcher ? { createFsWatcher: options.createFsWatcher } : {}),
+        })
+      : undefined;
 
   const active = watcher !== undefined || config.syncUrl !== null;
   const status = (): Record<string, unknown> | null => {
@@ -151,23 +126,76 @@ export async function startSync(options: StartSyncOptions): Promise<RunningSync>
     const con = consumer?.status() ?? null;
     const brokerEventAt = pub?.last_published_at ?? con?.last_event_at ?? null;
     const lastEventAt = [brokerEventAt, w?.last_reload_at ?? null].filter((t): t is string => t !== null).sort().at(-1) ?? null;
+    const hasBroker = link !== undefined || brokerPending;
     return {
       role: config.role,
-      mode: link && watcher ? 'broker+watcher' : link ? 'broker' : watcher ? 'watcher' : 'none',
+      mode: hasBroker && watcher ? 'broker+watcher' : hasBroker ? 'broker' : watcher ? 'watcher' : 'none',
       instance_id: config.instanceId,
-      connected: link ? link.connected : null,
+      connected: link ? link.connected : brokerPending ? false : null,
       last_event_at: lastEventAt,
       broker: link
         ? { enabled: true, url: config.syncUrl, subject_prefix: config.syncSubjectPrefix, connected: link.connected, last_error: link.lastError, ...(pub ?? {}), ...(con ?? {}) }
-        : broker,
+        : brokerPending
+          ? { enabled: true, url: config.syncUrl, subject_prefix: config.syncSubjectPrefix, connected: false, last_error: null }
+          : broker,
       watcher: w,
     };
   };
   if (active) target.setSyncStatus(() => status() ?? {});
 
+  const start = async (): Promise<void> => {
+    if (watcher) {
+      await watcher.start();
+      closers.push(() => watcher.close());
+    }
+    if (!config.syncUrl) return;
+    if (config.role === 'standalone') {
+      logger.warn({ sync_url: config.syncUrl }, '--sync-url has no effect on a standalone instance (use --role writer or reader)');
+      return;
+    }
+    const loaded = await loadNatsApi(options.natsModules ?? DEFAULT_NATS_MODULES);
+    if (!loaded.ok) {
+      logger.warn(
+        { sync_url: config.syncUrl, reason: loaded.reason },
+        'broker sync unavailable: the NATS client (@nats-io/transport-node, @nats-io/jetstream) is not installed; --sync-url has no effect',
+      );
+      broker = { enabled: false, reason: 'NATS client not installed' };
+      brokerPending = false;
+      return;
+    }
+    link = new BrokerLink({ api: loaded.api, url: config.syncUrl, name: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger });
+    brokerPending = false;
+    const common = { link, target, instanceId: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger };
+    if (config.role === 'writer') {
+      publisher = new BrokerPublisher({
+        ...common,
+        republishIntervalMs: config.republishIntervalSecs * 1000,
+        ...(options.hooks?.tenants ? { tenants: options.hooks.tenants } : {}),
+      });
+      publisher.start();
+    } else {
+      consumer = new BrokerConsumer({
+        ...common,
+        persist: target.store.mode === 'persistent' && !config.watchRules,
+        ...(options.hooks?.onTenantEvent ? { onTenantEvent: options.hooks.onTenantEvent } : {}),
+      });
+      consumer.start();
+    }
+    link.start();
+    const l = link;
+    const p = publisher;
+    const c = consumer;
+    // Order: stop producing/consuming, then drop the connection.
+    closers.unshift(async () => {
+      await Promise.allSettled([p?.close(), c?.close()]);
+      await l.close();
+    });
+  };
+
   let closing: Promise<void> | undefined;
   return {
     status,
+    start,
     close() {
       closing ??= (async () => {
         for (const close of closers) {

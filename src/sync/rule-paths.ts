@@ -1,7 +1,7 @@
 /**
  * Maps a path the watcher reports to what it means for the rules dir layout (DECISIONS.md 4
- * and 8, `store/layout.ts`): a rule file of a tenant, the tenant registry `tenants.json`, a
- * tenant directory, or nothing of ours (dotfiles, `.versions/`, temp files of atomic writes,
+ * and 8, `store/layout.ts`): a rule file of a tenant, the tenant registry `tenants.json`, the
+ * `tenants/` directory, a tenant directory, or nothing of ours (dotfiles, `.versions/`, temp files of atomic writes,
  * `.health_probe`, other extensions).
  */
 import { relative, sep } from 'node:path';
@@ -13,6 +13,7 @@ import { DEFAULT_TENANT } from '../store/types.js';
 export type RulePathKind =
   | { readonly kind: 'rule'; readonly tenant: string; readonly name: string }
   | { readonly kind: 'tenants-file' }
+  | { readonly kind: 'tenants-root' }
   | { readonly kind: 'tenant-dir'; readonly tenant: string }
   | { readonly kind: 'other' };
 
@@ -26,6 +27,7 @@ export function classifyRulePath(rulesDir: string, path: string): RulePathKind {
   if (parts.some((p) => p.startsWith('.'))) return OTHER;
   if (parts.length === 1) {
     if (parts[0] === TENANTS_FILE) return { kind: 'tenants-file' };
+    if (parts[0] === TENANTS_DIR) return { kind: 'tenants-root' };
     return ruleFile(DEFAULT_TENANT, parts[0]!);
   }
   if (parts[0] !== TENANTS_DIR) return OTHER;

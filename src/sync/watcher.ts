@@ -10,11 +10,17 @@
  *
  * In multi-tenancy mode `tenants.json` is watched too and handed to `onTenantsFileChanged`
  * (the hook for the tenant registry).
+ *
+ * New directories (`tenants/`, `tenants/<id>/`): chokidar reads a new directory and only then
+ * watches it, so a file that lands in between (the store's first write to a new tenant:
+ * mkdir, then temp file, fsync, rename) gets no event at all. So for every new directory the
+ * watcher reports, it re-reads the tenant directories concerned when the batch is applied
+ * (after the debounce: by then chokidar watches them) and reconciles the rule files there.
  */
 import { statSync } from 'node:fs';
 import { rulePath } from '../store/layout.js';
 import { scanRulesDir } from '../store/scan.js';
-import type { StoreEvent } from '../store/types.js';
+import { DEFAULT_TENANT, type StoreEvent } from '../store/types.js';
 import { Batcher } from './batcher.js';
 import { errorText } from './broker-link.js';
 import { realClock, type SyncClock } from './clock.js';
@@ -68,6 +74,8 @@ export interface WatcherStatus {
 }
 
 const TENANTS_KEY = '\u0000tenants';
+/** Prefix of the keys of new directories to re-read (`dirKey`). */
+const DIR_KEY = '\u0000dir\u0000';
 
 /** The rules-dir watcher (see the module comment). */
 export class RuleWatcher {
@@ -195,8 +203,12 @@ export class RuleWatcher {
       case 'rule':
         this.batcher.add(ruleKey(what.tenant, what.name));
         return;
+      case 'tenants-root':
+        if (event === 'addDir') this.batcher.add(dirKey(''));
+        return;
       case 'tenant-dir':
-        if (event === 'unlinkDir') for (const name of this.reconciler.namesInMemory(what.tenant)) this.batcher.add(ruleKey(what.tenant, name));
+        if (event === 'addDir') this.batcher.add(dirKey(what.tenant));
+        else if (event === 'unlinkDir') for (const name of this.reconciler.namesInMemory(what.tenant)) this.batcher.add(ruleKey(what.tenant, name));
         return;
       case 'tenants-file':
         if (this.options.watchTenantsFile) this.batcher.add(TENANTS_KEY);
@@ -237,8 +249,9 @@ export class RuleWatcher {
     }
   }
 
-  private async flush(batch: ReadonlySet<string>): Promise<void> {
+  private async flush(queued: ReadonlySet<string>): Promise<void> {
     const counts = FileReconciler.counts();
+    const batch = await this.expandDirs(queued);
     for (const key of batch) {
       if (this.closed) return;
       if (key === TENANTS_KEY) {
@@ -259,6 +272,31 @@ export class RuleWatcher {
     const changed = counts.applied + counts.removed + counts.failed;
     const log = changed > 0 ? this.options.logger.info : this.options.logger.debug;
     log.call(this.options.logger, { batch: batch.size, ...counts }, 'rule files reloaded');
+  }
+
+  /**
+   * Replaces the keys of new directories by the rules found in them now (see the module
+   * comment); other keys keep their order.
+   */
+  private async expandDirs(queued: ReadonlySet<string>): Promise<ReadonlySet<string>> {
+    const dirs = [...queued].filter((key) => key.startsWith(DIR_KEY));
+    if (dirs.length === 0) return queued;
+    const all = dirs.includes(dirKey(''));
+    const tenants = new Set(dirs.map((key) => key.slice(DIR_KEY.length)));
+    const found: string[] = [];
+    try {
+      for (const file of (await scanRulesDir(this.options.rulesDir)).files) {
+        if (file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant))) found.push(ruleKey(file.tenant, file.name));
+      }
+    } catch (err) {
+      this.options.logger.warn({ err: errorText(err) }, 'cannot scan the rules dir');
+    }
+    const out = new Set<string>();
+    for (const key of queued) {
+      if (!key.startsWith(DIR_KEY)) out.add(key);
+    }
+    for (const key of found) out.add(key);
+    return out;
   }
 
   private async tenantsFileChanged(): Promise<void> {
@@ -290,4 +328,9 @@ export class RuleWatcher {
 
 function ruleKey(tenant: string, name: string): string {
   return `${tenant}\u0000${name}`;
+}
+
+/** Key of a new tenant directory to re-read (`DIR_KEY` alone: `tenants/` and every tenant in it). */
+function dirKey(tenant: string): string {
+  return `${DIR_KEY}${tenant}`;
 }

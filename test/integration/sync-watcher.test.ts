@@ -91,13 +91,20 @@ describe('file watcher on a shared rules dir', () => {
     assert.equal(reloads.length, 1, `one batched reload, got ${JSON.stringify(reloads)}`);
     assert.equal(reloads[0]!['batch'], 50);
     assert.equal(reloads[0]!['applied'], 50);
-    assert.ok(await sameState(writer.url, reader.url));
+    // The writer's own watcher reloads the same hand edits on its own schedule: wait for it too.
+    await waitFor('the writer and the reader to serve the same rules', () => sameState(writer.url, reader.url), 15_000, 100);
   });
 
   it('polls when polling is forced', async () => {
     const poller = await cluster.start(['--role', 'reader', '--rules-dir', dir, '--watch-rules', '--watch-poll', '--watch-poll-interval-ms', '100']);
+    // /health shows the sync state from the server's first answer, also while the watcher starts.
+    const early = (await http(poller.url, 'GET', '/health')).body;
+    assert.equal(early.sync?.mode, 'watcher', `sync block from the first answer: ${JSON.stringify(early)}`);
+    assert.equal(early.sync.watcher?.mode, 'polling');
     await poller.waitForLog((l) => l['msg'] === 'rule watcher ready');
-    assert.equal((await http(poller.url, 'GET', '/health')).body.sync.watcher.mode, 'polling');
+    const health = (await http(poller.url, 'GET', '/health')).body;
+    assert.equal(health.sync.watcher.mode, 'polling');
+    assert.equal(health.sync.watcher.ready, true);
     writeFileSync(file('polled'), JSON.stringify(ruleset('polled', 'p1')));
     await waitFor('the polling reader to load the new file', async () => (await servedVersion(poller.url, 'polled')) === 'p1');
     writeFileSync(file('polled'), JSON.stringify(ruleset('polled', 'p2')));

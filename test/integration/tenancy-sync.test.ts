@@ -5,7 +5,7 @@
  * file watcher on a shared rules dir (`tenants.json` and `tenants/<id>/`).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { http, type ServerProcess } from '../helpers/server-process.js';
@@ -103,6 +103,15 @@ describe('tenants through the file watcher on a shared rules dir', () => {
     await http(writer.url, 'POST', '/api/v1/rulesets', ruleset('pricing', '1.0.0', 'GLOBEX'), as('globex'));
     await waitFor('the globex rule on the reader', async () => (await codeOn(reader.url, 'globex', 'pricing')) === 'GLOBEX', 15_000);
     assert.equal(await codeOn(reader.url, 'default', 'pricing'), 'NOT_FOUND', 'not in the default tenant');
+  });
+
+  it('a rule file put under tenants/<id>/ before the tenant exists is served once the tenant is created', async () => {
+    mkdirSync(join(dir, 'tenants', 'hooli'), { recursive: true });
+    writeFileSync(join(dir, 'tenants', 'hooli', 'pricing.json'), JSON.stringify(ruleset('pricing', '1.0.0', 'HOOLI')));
+    assert.equal((await http(writer.url, 'POST', '/api/v1/tenants', { id: 'hooli' })).status, 201);
+    for (const p of [writer, reader]) {
+      await waitFor(`the hooli rule on ${p.url}`, async () => (await codeOn(p.url, 'hooli', 'pricing')) === 'HOOLI', 15_000);
+    }
   });
 
   it('tenants.json edited by hand is reloaded by both; a broken file keeps the loaded tenants serving', async () => {

@@ -18,6 +18,7 @@ describe('rule paths seen by the watcher', () => {
   it('recognises the tenant registry and tenant directories', () => {
     assert.deepEqual(classifyRulePath(dir, at('tenants.json')), { kind: 'tenants-file' });
     assert.deepEqual(classifyRulePath(dir, at('tenants', 'acme')), { kind: 'tenant-dir', tenant: 'acme' });
+    assert.deepEqual(classifyRulePath(dir, at('tenants')), { kind: 'tenants-root' });
   });
 
   it('ignores history, temp files, the probe, other extensions and odd places', () => {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { afterEach, describe, it } from 'node:test';
-import { startSync, type SyncConfig } from '../../../src/sync/index.js';
+import { prepareSync, startSync, type SyncConfig } from '../../../src/sync/index.js';
 import { loadNatsApi } from '../../../src/sync/nats-api.js';
+import type { CreateFsWatcher } from '../../../src/sync/watcher.js';
+import { FakeClock } from './fake-clock.js';
 import { makeFixture, type Fixture } from './service-fixture.js';
 
 const base: SyncConfig = {
@@ -51,6 +54,51 @@ describe('startSync', () => {
       assert.equal(fx.logger.lines.filter((l) => /broker/.test(l.msg) && l !== warn).length, 0, 'no connection attempt');
       await sync.close();
     }
+  });
+
+  it('/health has the sync block while the watcher starts, and before it starts (prepareSync)', async () => {
+    fx = await makeFixture({ role: 'reader', persistent: true });
+    // A file-system watcher whose initial scan ends only when the test says so.
+    let scanDone: (() => void) | undefined;
+    const createFsWatcher: CreateFsWatcher = () => {
+      const w = Object.assign(new EventEmitter(), { close: async () => undefined });
+      scanDone = () => w.emit('ready');
+      return w;
+    };
+    const config: SyncConfig = { ...base, role: 'reader', rulesDir: fx.dir!, watchRules: true, watchPoll: true, watchPollIntervalMs: 100 };
+    const watcherOf = () => (fx!.service.health().sync as Record<string, any> | undefined)?.['watcher'];
+    const common = { target: fx.service, logger: fx.logger, clock: new FakeClock(), createFsWatcher, recheckSince: Date.now() + 3_600_000 };
+
+    // startSync: the block is there while the watcher's initial scan runs.
+    const starting = startSync({ config, ...common });
+    for (let i = 0; i < 100 && !scanDone; i++) await new Promise((r) => setImmediate(r));
+    assert.ok(scanDone, 'the watcher was created');
+    assert.deepEqual([watcherOf()?.mode, watcherOf()?.ready], ['polling', false]);
+    scanDone!();
+    const sync = await starting;
+    assert.deepEqual([watcherOf()?.mode, watcherOf()?.ready], ['polling', true]);
+    await sync.close();
+
+    // prepareSync: the block is there before anything starts (a server prepares sync before it listens).
+    fx.cleanup();
+    fx = await makeFixture({ role: 'reader', persistent: true });
+    scanDone = undefined;
+    const prepared = prepareSync({ config: { ...config, rulesDir: fx.dir!, syncUrl: 'nats://127.0.0.1:1' }, ...common, target: fx.service, logger: fx.logger, natsModules: missing });
+    const early = fx.service.health().sync as Record<string, any>;
+    assert.equal(early['mode'], 'broker+watcher');
+    assert.equal(early['connected'], false);
+    assert.deepEqual(early['broker'], { enabled: true, url: 'nats://127.0.0.1:1', subject_prefix: 'svc.rules', connected: false, last_error: null });
+    assert.deepEqual([early['watcher']?.mode, early['watcher']?.ready], ['polling', false]);
+    assert.equal(scanDone, undefined, 'nothing started yet');
+    const started = prepared.start();
+    for (let i = 0; i < 100 && !scanDone; i++) await new Promise((r) => setImmediate(r));
+    scanDone!();
+    await started;
+    const late = fx.service.health().sync as Record<string, any>;
+    assert.equal(late['mode'], 'watcher', 'the NATS client is missing here');
+    assert.deepEqual(late['broker'], { enabled: false, reason: 'NATS client not installed' });
+    assert.equal(late['watcher']?.ready, true);
+    await prepared.close();
   });
 
   it('a standalone instance ignores --sync-url with a warning', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { stringify as toYaml } from 'yaml';
@@ -194,6 +194,29 @@ describe('RuleWatcher (fake file events, fake clock)', () => {
     const { created, watcher } = await setup({ poll: true });
     assert.equal(created[0]!.options.usePolling, true);
     assert.equal(watcher.status().mode, 'polling');
+  });
+
+  it('re-reads a new tenant directory: rule files that got no event of their own are loaded', async () => {
+    // chokidar reads a new directory before it watches it: a file landing in between gets no event.
+    const { fx, created, watcher, path } = await setup({ watchTenantsFile: true });
+    mkdirSync(path('tenants/acme'), { recursive: true });
+    writeFileSync(path('tenants/acme/r.json'), json(ruleset('r', 'acme-1')));
+    writeFileSync(path('r.json'), json(ruleset('r', 'default-1')));
+    created[0]!.change(path('tenants/acme'), 'addDir');
+    await watcher.flushNow();
+    assert.equal(fx.store.get('acme', 'r')?.version, 'acme-1');
+    assert.equal(fx.store.get('default', 'r'), undefined, 'only the new directory is re-read');
+
+    // A new tenants/ directory: every tenant directory in it is re-read.
+    mkdirSync(path('tenants/globex'));
+    mkdirSync(path('tenants/initech'));
+    writeFileSync(path('tenants/globex/p.json'), json(ruleset('p', 'globex-1')));
+    writeFileSync(path('tenants/initech/q.yaml'), toYaml(ruleset('q', 'initech-1')));
+    created[0]!.change(path('tenants'), 'addDir');
+    await watcher.flushNow();
+    assert.equal(fx.store.get('globex', 'p')?.version, 'globex-1');
+    assert.equal(fx.store.get('initech', 'q')?.version, 'initech-1');
+    assert.equal(fx.store.get('acme', 'r')?.version, 'acme-1', 'unchanged');
   });
 
   it('hands tenants.json changes to the tenant hook in multi-tenancy mode only', async () => {
