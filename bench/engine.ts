@@ -1,61 +1,38 @@
 /**
- * Engine benchmark: one three-decision ruleset executed in-process by
- *   - svc (compileRuleset once, then execute with trace off and the real clock),
- *   - a hand-written closure walker (the practical floor; same result contract, same clock),
- *   - the same walker without clock reads (for reference),
- *   - @gorules/zen-engine (an equivalent JDM decision graph; its evaluate API is async),
- *   - json-rules-engine (equivalent rules; async).
- * Each contender runs in its own process and is checked on all four paths before timing. Prints ns per execution (median)
- * and ratios against the walker, and writes bench/results/engine-<timestamp>.json.
+ * In-process engine suite (issues 2 and 9). Three scenarios (bench/lib/scenarios.ts):
+ *   - `approval`: the engine issue's 3-decision scenario,
+ *   - `chain20`: 20 steps on the path over 10 input fields,
+ *   - `branches200`: one decision with 200 branches, the last one matching,
+ * each executed by
+ *   - `svc` (compileRuleset once, then execute with trace off and the real clock, from dist/),
+ *   - `walker`: a hand-written closure walker (the practical floor; same result contract and
+ *     clock reads as svc), and `walker-noclock` (the same without the two clock reads),
+ *   - `cel-walker`: the conditions as CEL expressions (@marcbachmann/cel-js, parsed once) walked
+ *     by the same small graph walker, with the same clock reads,
+ *   - `zen-engine` (@gorules/zen-engine: an equivalent JDM graph; its evaluate API is async),
+ *   - `json-rules-engine` (equivalent rules; async).
+ * Every contender of every scenario runs in its own process (a fresh isolate: no contender
+ * inherits call sites or inline caches warmed by another) and is checked on the scenario's
+ * inputs before timing. Prints ns per execution (median of the rounds) and the ratio to the
+ * walker. Target: svc within 2x of the walker. Writes bench/results/engine-<timestamp>.json.
  *
- * Run: `npm run bench` (or `node --import tsx bench/engine.ts` after building dist/).
- * svc is loaded from dist/ (what ships); SVC_BENCH_SRC=1 loads src/ through tsx instead.
+ * Run: `bash bench/run.sh engine` (or `node --import tsx bench/engine.ts` after building dist/).
+ * BENCH_ONLY=svc,walker and BENCH_SCENARIOS=approval select; SVC_BENCH_SRC=1 loads src/ via tsx.
  */
-import { execSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ZenEngine } from '@gorules/zen-engine';
+import { parse as celParse } from '@marcbachmann/cel-js';
 import { Engine } from 'json-rules-engine';
 import { DEFAULT_MEASURE, measureAsync, measureSync, type Timing } from './measure.js';
+import { cpuPlan } from './lib/procs.js';
+import { machineInfo, printSummary, round, timeRow, writeReport, type SummaryRow } from './lib/report.js';
+import { SCENARIOS, celExpr, jreCondition, jsPredicate, rulesetOf, zenExpr, type Cond, type Scenario } from './lib/scenarios.js';
 
 type SvcModule = typeof import('../src/ruleset/index.js');
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..');
-
-/** The benchmark input (APPROVE path). */
-const INPUT = { user: { age: 30, vip: true, country: 'US' }, order: { amount: 1500 } };
-
-/** Inputs for the correctness check, one per path. */
-const CHECKS: ReadonlyArray<[input: typeof INPUT, code: string]> = [
-  [INPUT, 'APPROVE'],
-  [{ user: { age: 17, vip: true, country: 'US' }, order: { amount: 1500 } }, 'REJECT_AGE'],
-  [{ user: { age: 30, vip: false, country: 'US' }, order: { amount: 10 } }, 'REVIEW'],
-  [{ user: { age: 30, vip: false, country: 'FR' }, order: { amount: 5000 } }, 'REJECT_REGION'],
-];
-
-const TERMINALS = {
-  APPROVE: 'approved',
-  REVIEW: 'manual review',
-  REJECT_AGE: 'too young',
-  REJECT_REGION: 'region not served',
-} as const;
-
-/** The svc ruleset of the scenario. */
-const RULESET = {
-  config: { name: 'bench-approval', version: '1.0.0', entry_step: 'd1' },
-  steps: {
-    d1: { type: 'decision', branches: [{ condition: 'user.age >= 18', next_step: 'd2' }], default_next: 'REJECT_AGE' },
-    d2: { type: 'decision', branches: [{ condition: 'user.vip || order.amount > 1000', next_step: 'd3' }], default_next: 'REVIEW' },
-    d3: { type: 'decision', branches: [{ condition: 'user.country in ["US", "CA"]', next_step: 'APPROVE' }], default_next: 'REJECT_REGION' },
-    ...Object.fromEntries(Object.entries(TERMINALS).map(([code, message]) => [code, { type: 'terminal', result: { code, message } }])),
-  },
-};
-
-/** Result shape every sync contender returns. */
+/** Result shape every sync contender returns (svc's contract). */
 interface Result {
   code: string;
   message: string;
@@ -63,41 +40,63 @@ interface Result {
   duration_us: number;
 }
 
-/** Keeps the last result reachable so no contender's result allocation can be optimized away. */
-let lastResult: unknown = null;
-
 interface Contender {
   readonly name: string;
   readonly note: string;
-  run(input: typeof INPUT): Result | Promise<{ code: string }>;
   readonly async: boolean;
+  run(input: Record<string, unknown>): Result | Promise<{ code: string }>;
 }
 
-// ------------------------------------------------------------------ hand-written walker
+/** Keeps the last result reachable so no contender's result allocation can be optimized away. */
+let lastResult: unknown = null;
 
-type Node = { test: (i: any) => boolean; then: Node; else: Node } | { test: undefined; code: string; message: string };
+// ------------------------------------------------------------------ graph walkers
 
-function walker(withClock: boolean): Contender {
-  const t = (code: keyof typeof TERMINALS): Node => ({ test: undefined, code, message: TERMINALS[code] });
-  const d3: Node = { test: (i) => i.user.country === 'US' || i.user.country === 'CA', then: t('APPROVE'), else: t('REJECT_REGION') };
-  const d2: Node = { test: (i) => i.user.vip === true || i.order.amount > 1000, then: d3, else: t('REVIEW') };
-  const d1: Node = { test: (i) => i.user.age >= 18, then: d2, else: t('REJECT_AGE') };
+/**
+ * A node of the hand-written walkers: a branch test with `then` (its target) and `else` (the
+ * next branch of the same step, or the default), or a terminal (test undefined).
+ */
+type Node = { test: ((i: any) => boolean) | undefined; then: Node | null; else: Node | null; code: string; message: string };
+
+/** Builds the walker graph of a scenario with `test` made from each condition by `make`. */
+function graph(s: Scenario, make: (c: Cond) => (i: any) => boolean): Node {
+  const nodes = new Map<string, Node>();
+  for (const [code, message] of Object.entries(s.terminals)) nodes.set(code, { test: undefined, then: null, else: null, code, message });
+  // Heads first (targets may be any step), then wire branches.
+  const heads = new Map<string, Node[]>();
+  for (const d of s.decisions) {
+    const chain = d.branches.map((b) => ({ test: make(b.cond), then: null, else: null, code: '', message: '' }) as Node);
+    heads.set(d.id, chain);
+    nodes.set(d.id, chain[0]!);
+  }
+  for (const d of s.decisions) {
+    const chain = heads.get(d.id)!;
+    d.branches.forEach((b, i) => {
+      chain[i]!.then = nodes.get(b.next)!;
+      chain[i]!.else = i + 1 < chain.length ? chain[i + 1]! : nodes.get(d.otherwise)!;
+    });
+  }
+  return nodes.get(s.entry)!;
+}
+
+function walkerOf(s: Scenario, name: string, note: string, make: (c: Cond) => (i: any) => boolean, withClock: boolean): Contender {
+  const entry = graph(s, make);
   const output = Object.freeze({});
   const clock = (): number => performance.now();
   return {
-    name: withClock ? 'walker' : 'walker-noclock',
-    note: withClock ? 'hand-written closures over a step graph; same result contract and clock reads as svc' : 'same walker without the two clock reads',
+    name,
+    note,
     async: false,
     run: withClock
       ? (input) => {
           const start = clock();
-          let n: Node = d1;
-          while (n.test !== undefined) n = n.test(input) ? n.then : n.else;
+          let n: Node = entry;
+          while (n.test !== undefined) n = n.test(input) ? n.then! : n.else!;
           return { code: n.code, message: n.message, output, duration_us: Math.round((clock() - start) * 1000) };
         }
       : (input) => {
-          let n: Node = d1;
-          while (n.test !== undefined) n = n.test(input) ? n.then : n.else;
+          let n: Node = entry;
+          while (n.test !== undefined) n = n.test(input) ? n.then! : n.else!;
           return { code: n.code, message: n.message, output, duration_us: 0 };
         },
   };
@@ -105,10 +104,10 @@ function walker(withClock: boolean): Contender {
 
 // ------------------------------------------------------------------ svc
 
-async function svc(): Promise<Contender> {
+async function svc(s: Scenario): Promise<Contender> {
   const fromSrc = process.env['SVC_BENCH_SRC'] === '1';
   const mod = (await import(fromSrc ? '../src/ruleset/index.js' : '../dist/ruleset/index.js')) as SvcModule;
-  const compiled = mod.compileRuleset(RULESET);
+  const compiled = mod.compileRuleset(rulesetOf(s));
   const options = Object.freeze({ trace: false, clock: () => performance.now(), timeoutMs: 5000, maxSteps: 10000 });
   return {
     name: 'svc',
@@ -118,40 +117,39 @@ async function svc(): Promise<Contender> {
   };
 }
 
+// ------------------------------------------------------------------ @marcbachmann/cel-js
+
+function celWalker(s: Scenario): Contender {
+  const make = (c: Cond) => {
+    const f = celParse(celExpr(c)) as unknown as (ctx: unknown) => unknown;
+    return (i: unknown) => f(i) === true;
+  };
+  return walkerOf(s, 'cel-walker', 'conditions as CEL (@marcbachmann/cel-js, parse once) walked by the small graph walker; same clock reads', make, true);
+}
+
 // ------------------------------------------------------------------ @gorules/zen-engine
 
-function zen(): Contender {
+function zen(s: Scenario): Contender {
   const node = (id: string, type: string, content?: unknown) => ({ id, name: id, type, position: { x: 0, y: 0 }, ...(content ? { content } : {}) });
-  const sw = (id: string, condition: string) =>
-    node(id, 'switchNode', { hitPolicy: 'first', statements: [{ id: `${id}-yes`, condition }, { id: `${id}-else`, condition: '' }] });
-  const term = (code: string, message: string) =>
-    node(code, 'expressionNode', { expressions: [{ id: `${code}-c`, key: 'code', value: JSON.stringify(code) }, { id: `${code}-m`, key: 'message', value: JSON.stringify(message) }] });
-  const edge = (from: string, to: string, handle?: string) => ({ id: `${from}->${to}`, type: 'edge', sourceId: from, targetId: to, ...(handle ? { sourceHandle: handle } : {}) });
-  const graph = {
-    contentType: 'application/vnd.gorules.decision',
-    nodes: [
-      node('in', 'inputNode'),
-      sw('d1', 'user.age >= 18'),
-      sw('d2', 'user.vip or order.amount > 1000'),
-      sw('d3', "user.country in ['US', 'CA']"),
-      ...Object.entries(TERMINALS).map(([c, m]) => term(c, m)),
-      node('out', 'outputNode'),
-    ],
-    edges: [
-      edge('in', 'd1'),
-      edge('d1', 'd2', 'd1-yes'),
-      edge('d1', 'REJECT_AGE', 'd1-else'),
-      edge('d2', 'd3', 'd2-yes'),
-      edge('d2', 'REVIEW', 'd2-else'),
-      edge('d3', 'APPROVE', 'd3-yes'),
-      edge('d3', 'REJECT_REGION', 'd3-else'),
-      ...Object.keys(TERMINALS).map((c) => edge(c, 'out')),
-    ],
-  };
-  const decision = new ZenEngine().createDecision(graph);
+  const edges: unknown[] = [];
+  const edge = (from: string, to: string, handle?: string) => edges.push({ id: `${from}->${to}#${edges.length}`, type: 'edge', sourceId: from, targetId: to, ...(handle ? { sourceHandle: handle } : {}) });
+  const nodes: unknown[] = [node('in', 'inputNode'), node('out', 'outputNode')];
+  edge('in', s.entry);
+  for (const d of s.decisions) {
+    const statements = d.branches.map((b, i) => ({ id: `${d.id}-b${i}`, condition: zenExpr(b.cond) }));
+    statements.push({ id: `${d.id}-else`, condition: '' });
+    nodes.push(node(d.id, 'switchNode', { hitPolicy: 'first', statements }));
+    d.branches.forEach((b, i) => edge(d.id, b.next, `${d.id}-b${i}`));
+    edge(d.id, d.otherwise, `${d.id}-else`);
+  }
+  for (const [code, message] of Object.entries(s.terminals)) {
+    nodes.push(node(code, 'expressionNode', { expressions: [{ id: `${code}-c`, key: 'code', value: JSON.stringify(code) }, { id: `${code}-m`, key: 'message', value: JSON.stringify(message) }] }));
+    edge(code, 'out');
+  }
+  const decision = new ZenEngine().createDecision({ contentType: 'application/vnd.gorules.decision', nodes, edges });
   return {
     name: 'zen-engine',
-    note: 'JDM graph: 3 switch nodes (hitPolicy first) + expression nodes; decision.evaluate (async, native)',
+    note: 'JDM graph: one switch node (hitPolicy first) per decision + expression nodes; decision.evaluate (async, native)',
     async: true,
     run: async (input) => (await decision.evaluate(input)).result as { code: string },
   };
@@ -159,20 +157,38 @@ function zen(): Contender {
 
 // ------------------------------------------------------------------ json-rules-engine
 
-function jsonRules(): Contender {
+function jsonRules(s: Scenario): Contender {
   const engine = new Engine([], { allowUndefinedFacts: true });
-  const adult = { fact: 'user', path: '$.age', operator: 'greaterThanInclusive', value: 18 };
-  const minor = { fact: 'user', path: '$.age', operator: 'lessThan', value: 18 };
-  const vipOrBig = { any: [{ fact: 'user', path: '$.vip', operator: 'equal', value: true }, { fact: 'order', path: '$.amount', operator: 'greaterThan', value: 1000 }] };
-  const region = { fact: 'user', path: '$.country', operator: 'in', value: ['US', 'CA'] };
-  const rule = (code: keyof typeof TERMINALS, conditions: unknown) => ({ conditions, event: { type: code, params: { message: TERMINALS[code] } } });
-  engine.addRule(rule('REJECT_AGE', { all: [minor] }) as never);
-  engine.addRule(rule('REVIEW', { all: [adult, { not: vipOrBig }] }) as never);
-  engine.addRule(rule('APPROVE', { all: [adult, vipOrBig, region] }) as never);
-  engine.addRule(rule('REJECT_REGION', { all: [adult, vipOrBig, { not: region }] }) as never);
+  const rule = (code: string, conditions: unknown, priority?: number) =>
+    engine.addRule({ conditions, event: { type: code, params: { message: s.terminals[code] } }, ...(priority ? { priority } : {}) } as never);
+  let note: string;
+  if (s.name === 'approval') {
+    // The engine issue's formulation: 4 mutually exclusive rules (one per outcome).
+    const [d1, d2, d3] = s.decisions.map((d) => jreCondition(d.branches[0]!.cond));
+    rule('REJECT_AGE', { all: [{ not: d1 }] });
+    rule('REVIEW', { all: [d1, { not: d2 }] });
+    rule('APPROVE', { all: [d1, d2, d3] });
+    rule('REJECT_REGION', { all: [d1, d2, { not: d3 }] });
+    note = '4 mutually exclusive rules (one per outcome); engine.run (async)';
+  } else {
+    // "First true wins" as json-rules-engine expresses it: one rule per exit in decreasing
+    // priority (each priority is its own sequential group) and engine.stop() on the first hit.
+    let p = 100_000;
+    if (s.decisions.length === 1) {
+      const d = s.decisions[0]!;
+      for (const b of d.branches) rule(b.next, { all: [jreCondition(b.cond)] }, p--);
+      rule(d.otherwise, { all: [] }, p--);
+    } else {
+      // A chain: step k exits to its default when its condition is false; the end approves.
+      for (const d of s.decisions) rule(d.otherwise, { all: [{ not: jreCondition(d.branches[0]!.cond) }] }, p--);
+      rule(s.decisions.at(-1)!.branches[0]!.next, { all: [] }, p--);
+    }
+    engine.on('success', () => engine.stop());
+    note = 'one rule per exit in priority order, engine.stop() on the first success; engine.run (async)';
+  }
   return {
     name: 'json-rules-engine',
-    note: '4 mutually exclusive rules (one per outcome); engine.run (async)',
+    note,
     async: true,
     run: async (input) => {
       const { events } = await engine.run(input);
@@ -183,116 +199,105 @@ function jsonRules(): Contender {
 
 // ------------------------------------------------------------------ runner
 
-async function verify(c: Contender): Promise<void> {
-  for (const [input, code] of CHECKS) {
+const CONTENDERS: Record<string, (s: Scenario) => Contender | Promise<Contender>> = {
+  walker: (s) => walkerOf(s, 'walker', 'hand-written closures over the step graph; same result contract and clock reads as svc', jsPredicate, true),
+  'walker-noclock': (s) => walkerOf(s, 'walker-noclock', 'same walker without the two clock reads', jsPredicate, false),
+  svc,
+  'cel-walker': celWalker,
+  'zen-engine': zen,
+  'json-rules-engine': jsonRules,
+};
+
+async function verify(c: Contender, s: Scenario): Promise<void> {
+  for (const [input, code] of s.checks) {
     const got = (await c.run(input)).code;
-    if (got !== code) throw new Error(`${c.name}: expected ${code} for ${JSON.stringify(input)}, got ${got}`);
+    if (got !== code) throw new Error(`${s.name}/${c.name}: expected ${code} for ${JSON.stringify(input)}, got ${got}`);
   }
 }
 
-async function time(c: Contender): Promise<Timing> {
+async function time(c: Contender, s: Scenario): Promise<Timing> {
+  const input = s.input;
   if (!c.async) {
-    const run = c.run as (i: typeof INPUT) => Result;
+    const run = c.run as (i: Record<string, unknown>) => Result;
     return measureSync(() => {
-      const r = run(INPUT);
+      const r = run(input);
       lastResult = r;
       return r.code.length;
     });
   }
   return measureAsync(async () => {
-    const r = await c.run(INPUT);
+    const r = await c.run(input);
     lastResult = r;
     return r.code.length;
   });
 }
 
-function gitCommit(): string | null {
-  try {
-    return execSync('git rev-parse --short HEAD', { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch {
-    return null;
-  }
-}
-
-/** The contenders by name, built lazily (each child process builds only its own). */
-const CONTENDERS: Record<string, () => Contender | Promise<Contender>> = {
-  walker: () => walker(true),
-  'walker-noclock': () => walker(false),
-  svc,
-  'zen-engine': zen,
-  'json-rules-engine': jsonRules,
-};
-
-/** Child mode: verify and time one contender, print its timing as JSON. */
-async function child(name: string): Promise<void> {
+/** Child mode: verify and time one contender on one scenario, print its timing as JSON. */
+async function child(name: string, scenario: string): Promise<void> {
+  const s = SCENARIOS[scenario];
   const make = CONTENDERS[name];
-  if (!make) throw new Error(`unknown contender '${name}'`);
-  const c = await make();
-  await verify(c);
-  const t = await time(c);
+  if (!s || !make) throw new Error(`unknown contender '${name}' or scenario '${scenario}'`);
+  const c = await make(s);
+  await verify(c, s);
+  const t = await time(c, s);
   if (lastResult === null) throw new Error('unreachable');
   process.stdout.write(`${JSON.stringify({ name: c.name, note: c.note, timing: t })}\n`);
 }
 
-/**
- * Parent mode: runs every contender in its own process (NOTE: a fresh isolate each, so no
- * contender inherits call sites or inline caches warmed by another), then reports.
- */
+/** Parent mode: every contender of every scenario in its own process, then the report. */
 function parent(): void {
+  const machine = machineInfo();
+  const plan = cpuPlan();
   const only = process.env['BENCH_ONLY']?.split(',');
   const names = Object.keys(CONTENDERS).filter((n) => !only || only.includes(n));
-  console.log(`engine bench: ${names.length} contenders, each verified on ${CHECKS.length} paths, then ${DEFAULT_MEASURE.rounds} rounds of ~${DEFAULT_MEASURE.roundMs} ms`);
-  const measured = names.map((name) => {
-    const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
-      env: { ...process.env, BENCH_CONTENDER: name },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const scenarioNames = (process.env['BENCH_SCENARIOS']?.split(',') ?? Object.keys(SCENARIOS)).filter((n) => SCENARIOS[n]);
+  console.log(
+    `engine bench: ${scenarioNames.length} scenarios x ${names.length} contenders, each in its own process${plan ? ` pinned to CPU ${plan.server}` : ''}, ` +
+      `verified, then ${DEFAULT_MEASURE.rounds} rounds of ~${DEFAULT_MEASURE.roundMs} ms; load average ${machine.load_average_start.join(' ')}`,
+  );
+  const summary: SummaryRow[] = [];
+  const details: Record<string, unknown> = {};
+  for (const scenario of scenarioNames) {
+    const s = SCENARIOS[scenario]!;
+    const measured = names.map((name) => {
+      const args = [...process.execArgv, fileURLToPath(import.meta.url)];
+      const [cmd, full] = plan ? ['taskset', ['-c', plan.server, process.execPath, ...args]] : [process.execPath, args];
+      const r = spawnSync(cmd, full, { env: { ...process.env, BENCH_CONTENDER: name, BENCH_SCENARIO: scenario }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      if (r.status !== 0) throw new Error(`${scenario}/${name} failed (exit ${r.status})`);
+      return JSON.parse(r.stdout.trim().split('\n').pop()!) as { name: string; note: string; timing: Timing };
     });
-    if (r.status !== 0) throw new Error(`contender ${name} failed (exit ${r.status})`);
-    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { name: string; note: string; timing: Timing };
-  });
-  const floor = measured.find((m) => m.name === 'walker')?.timing.nsMedian;
-  const rows = measured.map(({ name, note, timing: t }) => ({
-    name,
-    note,
-    ns_median: round(t.nsMedian),
-    ns_min: round(t.nsMin),
-    ns_max: round(t.nsMax),
-    rounds: t.rounds,
-    batch: t.batch,
-    ratio_vs_walker: floor ? round(t.nsMedian / floor, 2) : null,
-  }));
-  console.log(`${'contender'.padEnd(20)}${'median ns'.padStart(12)}${'min'.padStart(10)}${'max'.padStart(10)}${'x walker'.padStart(10)}`);
-  for (const r of rows) {
-    console.log(`${r.name.padEnd(20)}${String(r.ns_median).padStart(12)}${String(r.ns_min).padStart(10)}${String(r.ns_max).padStart(10)}${String(r.ratio_vs_walker ?? '-').padStart(10)}`);
+    const floor = measured.find((m) => m.name === 'walker')?.timing.nsMedian ?? null;
+    console.log(`${scenario}: ${s.description}`);
+    console.log(`  ${'contender'.padEnd(20)}${'median ns'.padStart(12)}${'min'.padStart(10)}${'max'.padStart(10)}${'x walker'.padStart(10)}`);
+    const rows = measured.map(({ name, note, timing: t }) => {
+      const row = { name, note, ns_median: round(t.nsMedian), ns_min: round(t.nsMin), ns_max: round(t.nsMax), rounds: t.rounds, batch: t.batch, ratio_vs_walker: floor ? round(t.nsMedian / floor, 2) : null };
+      console.log(`  ${name.padEnd(20)}${String(row.ns_median).padStart(12)}${String(row.ns_min).padStart(10)}${String(row.ns_max).padStart(10)}${String(row.ratio_vs_walker ?? '-').padStart(10)}`);
+      return row;
+    });
+    details[scenario] = { description: s.description, input: s.input, expected: s.expected, ruleset: rulesetOf(s), results: rows };
+    const svcRow = rows.find((r) => r.name === 'svc');
+    if (svcRow && floor) {
+      summary.push(timeRow(`${scenario}: ns per execution (${s.description})`, 'ns', svcRow.ns_median, round(floor), 'walker', 2));
+      for (const peer of rows.filter((r) => r.name !== 'svc' && r.name !== 'walker')) {
+        summary.push({ ...timeRow(`${scenario}: ${peer.name} ns per execution`, 'ns', peer.ns_median, round(floor), 'walker', null, peer.note), subject: peer.name });
+      }
+    }
   }
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const stamp = new Date().toISOString();
-  const report = {
+  printSummary(summary);
+  const file = writeReport({
     suite: 'engine',
-    timestamp: stamp,
-    svc_version: pkg.version,
-    git_commit: gitCommit(),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
-    load_average: loadavg().map((l) => round(l, 2)),
-    scenario: { input: INPUT, ruleset: RULESET, expected_code: 'APPROVE' },
-    measure: DEFAULT_MEASURE,
-    results: rows,
-  };
-  const dir = join(HERE, 'results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `engine-${stamp.replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    timestamp: new Date().toISOString(),
+    machine,
+    method:
+      `In-process, one execution at a time on the scenario's input. Each contender of each scenario in its own process${plan ? ` pinned to CPU ${plan.server}` : ''} ` +
+      `(fresh isolate), verified on every path of the scenario first; ${DEFAULT_MEASURE.warmupMs} ms warm-up that calibrates a batch size, then ${DEFAULT_MEASURE.rounds} rounds of ~${DEFAULT_MEASURE.roundMs} ms; ` +
+      'median ns per execution. Sync contenders (svc, walkers) return the full result object with duration_us from two performance.now() reads; zen-engine and json-rules-engine are awaited one at a time (their API is async).',
+    summary,
+    details: { measure: DEFAULT_MEASURE, scenarios: details },
+  });
   console.log(`wrote ${file}`);
 }
 
-function round(n: number, digits = 1): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
-
 const contender = process.env['BENCH_CONTENDER'];
-if (contender) await child(contender);
+if (contender) await child(contender, process.env['BENCH_SCENARIO'] ?? 'approval');
 else parent();

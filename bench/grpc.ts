@@ -20,12 +20,14 @@
  * The svc server runs with its defaults (metrics on, audit sampling 10%, stdout discarded).
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as grpc from '@grpc/grpc-js';
 import { ruleServiceClient, ruleServiceDefinition } from '../src/transport/grpc/proto.js';
+import { cpuPlan, pinned } from './lib/procs.js';
+import { machineInfo, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
 
 const HERE = import.meta.dirname;
 const ROOT = resolve(HERE, '..');
@@ -57,6 +59,9 @@ const LOAD = {
   drivers: (process.env['BENCH_GRPC_DRIVERS'] ?? 'grpc-js,h2load').split(',').filter((d) => d === 'grpc-js' || (d === 'h2load' && onPath('h2load'))),
 };
 const TARGET = 0.8;
+/** Servers on CPU 0, h2load on the other CPUs (2+ cores and taskset); the grpc-js driver runs here. */
+const PLAN = cpuPlan();
+const MACHINE = machineInfo();
 
 function onPath(bin: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
@@ -100,7 +105,8 @@ interface Child {
 
 /** Spawns a process and waits for JSON log lines on `stream` satisfying `want`. */
 function spawnAndWait(args: string[], stream: 'stdout' | 'stderr', want: string[]): Promise<{ child: ChildProcess; lines: Map<string, Record<string, unknown>> }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', stream === 'stdout' ? 'pipe' : 'ignore', stream === 'stderr' ? 'pipe' : 'inherit'] });
+  const [cmd, full] = pinned(PLAN?.server ?? null, process.execPath, args);
+  const child = spawn(cmd, full, { stdio: ['ignore', stream === 'stdout' ? 'pipe' : 'ignore', stream === 'stderr' ? 'pipe' : 'inherit'] });
   const lines = new Map<string, Record<string, unknown>>();
   return new Promise((res, rej) => {
     createInterface({ input: child[stream]! }).on('line', (line) => {
@@ -210,7 +216,8 @@ function driveH2load(address: string, seconds: number, dataFile: string): Round 
     `--data=${dataFile}`, '-H', 'content-type: application/grpc', '-H', 'te: trailers',
     `http://${address}/rules.RuleService/Execute`,
   ];
-  const out = spawnSync('h2load', args, { encoding: 'utf8' });
+  const [cmd, full] = pinned(PLAN?.load ?? null, 'h2load', args);
+  const out = spawnSync(cmd, full, { encoding: 'utf8' });
   const finished = /finished in ([\d.]+)s, ([\d.]+) req\/s/.exec(out.stdout);
   const counts = /(\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out.stdout);
   if (!finished || !counts) throw new Error(`h2load output not understood:\n${out.stdout}\n${out.stderr}`);
@@ -235,7 +242,6 @@ async function svcErrorCount(url: string): Promise<number> {
 
 async function main(): Promise<void> {
   if (!existsSync(SERVER_BIN)) throw new Error(`${SERVER_BIN} is missing: build first (npx tsc -p tsconfig.json)`);
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   console.log(`grpc bench: Execute, ${LOAD.clients} connections x ${LOAD.inflight} in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server (alternating), drivers: ${LOAD.drivers.join(', ')}`);
   const svc = await startSvc();
   const bare = await startBare();
@@ -286,26 +292,23 @@ async function main(): Promise<void> {
   const errors = Object.values(results).flatMap((r) => [...r.bare, ...r.svc]).reduce((n, r) => n + r.errors, 0);
   if (errors) console.log(`${errors} calls failed`);
 
-  const stamp = new Date().toISOString();
-  const report = {
+  const summary: SummaryRow[] = [];
+  for (const [driver, r] of Object.entries(results)) {
+    const note = driver === 'h2load' ? 'h2load saturates the server: the meaningful ratio' : 'the in-process grpc-js client is the bottleneck on 2 cores: ratio near 1 whatever the server does';
+    summary.push(throughputRow(`gRPC Execute calls/s (${driver} driver)`, 'calls/s', r.calls_per_sec.svc, r.calls_per_sec.bare, 'bare grpc-js', driver === 'h2load' || !LOAD.drivers.includes('h2load') ? TARGET : null, note));
+    summary.push(throughputRow(`gRPC Execute calls per server CPU-second (${driver} driver)`, 'calls/cpu-s', r.calls_per_cpu_sec.svc, r.calls_per_cpu_sec.bare, 'bare grpc-js', null));
+  }
+  const file = writeReport({
     suite: 'grpc',
-    timestamp: stamp,
-    svc_version: pkg.version,
-    git_commit: gitCommit(),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
-    load_average: loadavg().map((l) => round(l, 2)),
-    scenario: { request: REQUEST, ruleset: RULESET, bare_response: CONSTANT },
-    load: LOAD,
-    results,
-    target: TARGET,
-    errors,
-  };
-  const dir = join(HERE, 'results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `grpc-${stamp.replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    timestamp: new Date().toISOString(),
+    machine: MACHINE,
+    method:
+      `Execute of a one-decision ruleset against a bare grpc-js server answering the same ExecuteResponse as a constant (same proto, same grpc-js); ` +
+      `${LOAD.clients} connections x ${LOAD.inflight} calls in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server after ${LOAD.warmupSeconds} s warm-up, alternating; medians. ` +
+      `Drivers: ${LOAD.drivers.join(', ')}. ${PLAN ? `Servers pinned to CPU ${PLAN.server}, h2load to CPU ${PLAN.load}.` : 'No CPU pinning.'} svc counts failed executions itself (h2load ignores grpc-status).`,
+    summary,
+    details: { scenario: { request: REQUEST, ruleset: RULESET, bare_response: CONSTANT }, load: LOAD, results, target: TARGET, errors },
+  });
   console.log(`wrote ${file}`);
 }
 
@@ -332,13 +335,6 @@ function round(n: number, digits = 1): number {
   return Math.round(n * f) / f;
 }
 
-function gitCommit(): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return null;
-  }
-}
 
 if (process.argv.includes('--bare')) runBareServer();
 else

@@ -7,13 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Config } from './config/index.js';
 import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js';
+import { BufferedLineSink } from './observe/buffered-sink.js';
 import type { Tracing } from './observe/tracing.js';
 import { NO_METRICS } from './service/ports.js';
 import { RuleService } from './service/rule-service.js';
 import { setupTenancy } from './service/tenancy.js';
 import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/index.js';
 import { createStore } from './store/index.js';
-import { startSync } from './sync/index.js';
+import { prepareSync } from './sync/index.js';
 import { buildHttpApp } from './transport/http/app.js';
 import { startGrpcServer } from './transport/grpc/server.js';
 import { VERSION } from './version.js';
@@ -43,7 +44,12 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 
   const store = createStore({ rulesDir: config.rulesDir, maxVersions: config.maxVersions, logger });
   const metrics = config.metricsEnabled ? new Metrics({ version: VERSION, rulesCount: () => store.count(), tenantLabel: config.multiTenancyEnabled }) : null;
-  const audit = new AuditLog({ dir: config.auditDir ?? undefined, logger, sampleRate: config.auditSampleRate });
+  // Audit lines reach stdout in one write per event-loop turn (issue 9); flushed by audit.close()
+  // and, should the process end without a shutdown, at exit.
+  const auditOut = new BufferedLineSink(process.stdout);
+  const flushAudit = (): void => auditOut.flush();
+  process.on('exit', flushAudit);
+  const audit = new AuditLog({ dir: config.auditDir ?? undefined, logger, sampleRate: config.auditSampleRate, stdout: auditOut });
   // Observability of issue 10: trace export only with --otlp-endpoint (the SDK is not even
   // loaded otherwise); per-request log lines only at --log-level debug.
   const tracing = config.otlpEndpoint === null ? null : await startTracing(config, logger);
@@ -79,6 +85,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   logger.info({ loaded: report.loaded, skipped: report.skipped.length, rules_dir: config.rulesDir }, 'rules loaded');
   tenancy?.reportUnregistered();
 
+  // Rule synchronization (issue 7): file watcher and broker. Prepared before the listeners, so
+  // `/health` has its `sync` block from the first answer; started once the listeners are up.
+  const sync = prepareSync({ config, target: service, logger, ...(tenancy ? { hooks: tenancy.hooks } : {}) });
+
   const closers: Array<() => Promise<void>> = [];
   let httpUrl: string | null = null;
   if (!config.disableHttp) {
@@ -111,8 +121,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     }
   }
 
-  // Rule synchronization (issue 7): file watcher and broker, once the listeners are up.
-  const sync = await startSync({ config, target: service, logger, ...(tenancy ? { hooks: tenancy.hooks } : {}) });
+  await sync.start();
   closers.push(() => sync.close());
 
   audit.write('server_started', { version: VERSION, rules_count: store.count() });
@@ -129,6 +138,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         await tracing?.shutdown().catch((err: unknown) => logger.warn({ err: (err as Error)?.message }, 'trace export flush failed'));
         audit.write('server_stopped', { uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) });
         await audit.close();
+        process.off('exit', flushAudit);
       })();
       return closing;
     },

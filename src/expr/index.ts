@@ -9,6 +9,7 @@ export { compile, type CompiledExpr, type CompileOptions, type Vars } from './co
 export { fold } from './fold.js';
 export { render, renderPath } from './render.js';
 export { evaluate, type EvaluateResult } from './evaluate.js';
+export { cachedEvaluator, DEFAULT_EVAL_CACHE_SIZE } from './evaluate-cache.js';
 export {
   FUNCTIONS,
   applyBinary,

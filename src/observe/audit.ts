@@ -53,6 +53,8 @@ export class AuditSampler {
 /** Something lines can be written to (process.stdout, a test sink). */
 export interface LineSink {
   write(chunk: string): unknown;
+  /** Writes buffered lines now (a batching sink, ./buffered-sink.ts); called by `close()`. */
+  flush?(): void;
 }
 
 /** Options of `AuditLog`. */
@@ -90,6 +92,9 @@ export class AuditLog {
   private loggedDay: string | null = null;
   private closed = false;
   private readonly closing = new Set<Promise<void>>();
+  /** The last timestamp formatted, and its epoch milliseconds. */
+  private lastMs = Number.NaN;
+  private lastIso = '';
 
   constructor(options: AuditLogOptions = {}) {
     this.dir = options.dir ?? null;
@@ -107,7 +112,13 @@ export class AuditLog {
 
   /** Writes one event line to stdout and, with a dir, to the day's file. Never throws. */
   write(event: string, fields: Record<string, unknown>): void {
-    const timestamp = new Date(this.now()).toISOString();
+    // NOTE (speed, issue 9): lines of the same millisecond share one formatted timestamp.
+    const ms = this.now();
+    if (ms !== this.lastMs) {
+      this.lastIso = new Date(ms).toISOString();
+      this.lastMs = ms;
+    }
+    const timestamp = this.lastIso;
     const line = `${serialize(timestamp, event, fields)}\n`;
     try {
       this.stdout.write(line);
@@ -120,6 +131,7 @@ export class AuditLog {
   /** Ends the open file (flushing buffered lines); later writes go to stdout only. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stdout.flush?.();
     this.retire();
     await Promise.all([...this.closing]);
   }

@@ -8,6 +8,7 @@ import { isPlainObject } from '../../service/rule-service.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { toHttpError } from './errors.js';
 import { readJsonBody } from './json-body.js';
+import { EVAL_ROUTE, EXECUTE_ROUTE } from './serialize.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
 import { lingerOnClose } from './linger.js';
 import { registerRequestLog, type RequestLogger } from './request-log.js';
@@ -163,7 +164,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   });
 
   // ------------------------------------------------------------- execution
-  app.post<{ Params: Params }>('/api/v1/execute/:name', (req, reply) => {
+  app.post<{ Params: Params }>('/api/v1/execute/:name', EXECUTE_ROUTE, (req, reply) => {
     const body = objectBody(req.body, 'a JSON object with an "input" object');
     if (body['input'] === undefined) throw new ServiceError('BAD_REQUEST', 'input is required');
     void reply.send(service.execute(ctxOf(req), req.params.name, body['input'], traceFlag(body['trace'])));
@@ -173,7 +174,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     if (body['inputs'] === undefined) throw new ServiceError('BAD_REQUEST', 'inputs is required');
     void reply.send(service.executeBatch(ctxOf(req), req.params.name, body['inputs'], traceFlag(body['trace'])));
   });
-  app.post('/api/v1/eval', (req, reply) => {
+  app.post('/api/v1/eval', EVAL_ROUTE, (req, reply) => {
     const body = objectBody(req.body, 'a JSON object with "expression" and "context"');
     void reply.send(service.evaluate(ctxOf(req), body['expression'], body['context']));
   });

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../../service/errors.js';
+import { DeadlineQueue, type Deadline } from './deadlines.js';
 
 /** Deepest nesting of arrays and objects accepted in a request body. */
 export const MAX_JSON_DEPTH = 512;
@@ -29,7 +30,7 @@ export function readJsonBody(
   const finish = (err: Error | null, body?: unknown) => {
     if (finished) return;
     finished = true;
-    if (timer) clearTimeout(timer);
+    if (timer) timer.cancel();
     raw.off('data', onData);
     raw.off('end', onEnd);
     raw.off('error', onError);
@@ -52,19 +53,28 @@ export function readJsonBody(
     }
   };
   const onError = (err: Error) => finish(new ServiceError('BAD_REQUEST', `request body could not be read: ${err.message}`));
-  const timer =
+  // NOTE (speed, issue 9): one shared timer per timeout length instead of one per request.
+  const timer: Deadline | undefined =
     timeoutMs > 0
-      ? setTimeout(
-          () =>
-            finish(
-              new ServiceError('REQUEST_TIMEOUT', `request body not received within ${Math.round(timeoutMs / 1000)} s (--request-timeout-secs)`),
-            ),
-          timeoutMs,
+      ? deadlinesFor(timeoutMs).add(() =>
+          finish(new ServiceError('REQUEST_TIMEOUT', `request body not received within ${Math.round(timeoutMs / 1000)} s (--request-timeout-secs)`)),
         )
       : undefined;
   raw.on('data', onData);
   raw.on('end', onEnd);
   raw.on('error', onError);
+}
+
+const queues = new Map<number, DeadlineQueue>();
+
+/** The deadline queue of one timeout length (every read of a server has the same). */
+function deadlinesFor(timeoutMs: number): DeadlineQueue {
+  let q = queues.get(timeoutMs);
+  if (q === undefined) {
+    q = new DeadlineQueue(timeoutMs);
+    queues.set(timeoutMs, q);
+  }
+  return q;
 }
 
 /** Parses JSON text under the body rules (empty, malformed, depth, prototype keys). */

@@ -1,0 +1,109 @@
+/**
+ * Multi-core suite (issue 9): how throughput grows with server processes. `svc-cluster`
+ * (src/bin/svc-cluster.ts) runs 1, 2, ... up to the core count of identical workers on one
+ * port (node:cluster, shared rules dir with --watch-rules); wrk drives
+ * `POST /api/v1/execute/:name` with 50 connections. Rounds alternate between the worker
+ * counts; medians. Nothing is pinned here: the OS spreads workers and the load generator over
+ * the cores, which is the point. NOTE: on a 2-core machine the load generator needs a good part
+ * of one core itself, so 2 workers cannot double the throughput; the server CPU seconds per
+ * request show the efficiency per worker.
+ *
+ *   node --import tsx bench/multicore.ts   (after building dist/)   BENCH_MC_SECONDS, BENCH_MC_ROUNDS
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadTool, runLoad } from './lib/load.js';
+import { cpuSeconds, spawnReady, type Started } from './lib/procs.js';
+import { envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, ROOT, type SummaryRow } from './lib/report.js';
+import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
+import { execFileSync } from 'node:child_process';
+
+const SECONDS = envInt('BENCH_MC_SECONDS', 4);
+const ROUNDS = envInt('BENCH_MC_ROUNDS', 3);
+const CLUSTER_BIN = join(ROOT, 'dist', 'bin', 'svc-cluster.js');
+
+/** Pids of a process's children (the cluster workers). */
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function startCluster(workers: number, dir: string): Promise<Started & { url: string; workers: number }> {
+  const want = Array.from({ length: workers }, () => 'http listening');
+  // spawnReady waits for one line per distinct msg; wait for all workers by counting below.
+  const s = await spawnReady(process.execPath, [CLUSTER_BIN, '--workers', String(workers), '--rules-dir', dir, '--watch-rules', '--http-addr', '127.0.0.1:0', '--disable-grpc'], 'stderr', want);
+  // Give the other workers time to report too (they start in parallel).
+  for (let i = 0; i < 100 && childPids(s.pid).length < workers; i++) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 500));
+  return { ...s, url: String(s.lines.get('http listening')!['url']), workers };
+}
+
+/** CPU seconds of the cluster: primary and workers. */
+function clusterCpu(pid: number): number {
+  return cpuSeconds(pid) + childPids(pid).reduce((n, p) => n + cpuSeconds(p), 0);
+}
+
+async function main(): Promise<void> {
+  const tool = loadTool();
+  if (tool.tool === null) {
+    console.log(`multicore bench skipped: ${tool.reason}`);
+    return;
+  }
+  const machine = machineInfo();
+  const cores = availableParallelism();
+  const counts = [...new Set([1, 2, cores].filter((n) => n <= Math.max(2, cores)))];
+  console.log(`multicore bench: svc-cluster with ${counts.join(', ')} workers on ${cores} cores, ${tool.tool} 50 connections, ${ROUNDS} rounds of ${SECONDS} s (alternating); load average ${machine.load_average_start.join(' ')}`);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-mc-'));
+  writeFileSync(join(dir, `${APPROVAL_RULESET.config.name}.json`), JSON.stringify(APPROVAL_RULESET));
+  const body = JSON.stringify({ input: APPROVAL_INPUT });
+  const path = `/api/v1/execute/${APPROVAL_RULESET.config.name}`;
+  const servers: Array<Started & { url: string; workers: number }> = [];
+  const rounds: Record<number, Array<{ rps: number; p99_ms: number; cpu_s: number; requests: number }>> = {};
+  try {
+    for (const n of counts) servers.push(await startCluster(n, dir));
+    for (const s of servers) runLoad({ url: `${s.url}${path}`, body, connections: 50, seconds: 1, cpus: null });
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const s of servers) {
+        const c0 = clusterCpu(s.pid);
+        const x = runLoad({ url: `${s.url}${path}`, body, connections: 50, seconds: SECONDS, cpus: null });
+        const cpu = clusterCpu(s.pid) - c0;
+        if (x.errors > 0) throw new Error(`${x.errors} failed requests with ${s.workers} workers`);
+        (rounds[s.workers] ??= []).push({ rps: x.rps, p99_ms: x.p99_ms, cpu_s: round(cpu, 2), requests: x.requests });
+        console.log(`  round ${r + 1} ${s.workers} worker(s): ${x.rps} req/s, p99 ${x.p99_ms} ms, server CPU ${round(cpu, 2)} s (${round(cpu / x.seconds, 2)} cores)`);
+      }
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rps = (n: number) => median(rounds[n]!.map((x) => x.rps));
+  const summary: SummaryRow[] = counts
+    .filter((n) => n > 1)
+    .map((n) =>
+      throughputRow(`execute requests/s with ${n} workers vs 1 (svc-cluster, ${cores} cores)`, 'req/s', rps(n), rps(1), '1 worker', null, `scaling ${round(rps(n) / rps(1), 2)}x; p99 ${median(rounds[n]!.map((x) => x.p99_ms))} ms vs ${median(rounds[1]!.map((x) => x.p99_ms))} ms; server cores used ${round(median(rounds[n]!.map((x) => x.cpu_s)) / SECONDS, 2)} vs ${round(median(rounds[1]!.map((x) => x.cpu_s)) / SECONDS, 2)}`),
+    );
+  printSummary(summary);
+  const file = writeReport({
+    suite: 'multicore',
+    timestamp: new Date().toISOString(),
+    machine,
+    method:
+      `svc-cluster (node:cluster, workers share the port; the primary hands connections to workers in turn) with ${counts.join(' / ')} workers over one shared rules dir (--watch-rules); ` +
+      `${tool.tool} with 50 connections on loopback, ${ROUNDS} rounds of ${SECONDS} s, alternating between worker counts; medians. No pinning: workers and load generator share the ${cores} cores.`,
+    summary,
+    details: { cores, counts, rounds },
+  });
+  console.log(`wrote ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

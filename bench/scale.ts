@@ -1,0 +1,178 @@
+/**
+ * Scale suite (issue 9): the real server started on a rules dir holding 10, 1,000 and 10,000
+ * rulesets (generated into temp dirs: 5 decisions and 6 terminals each, distinct thresholds).
+ * For each size: time from spawn to "http listening" (rules loaded and compiled, listening),
+ * RSS when ready and after the load, then execute latency and throughput:
+ *   - latency: sequential requests on one keep-alive connection to random stored rulesets
+ *     (median and p99, measured by the client);
+ *   - throughput: wrk, 50 connections, each request to a random stored ruleset.
+ * Targets: ready in under 5 s and under 512 MB RSS with 10,000 rulesets; latency flat from 10
+ * to 10,000 (10,000 within 1.25x of 10, median of the sequential requests).
+ *
+ *   node --import tsx bench/scale.ts   (after building dist/)   BENCH_SCALE_SIZES=10,1000,10000
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { loadTool, runLoad } from './lib/load.js';
+import { cpuPlan, rssBytes, startSvc } from './lib/procs.js';
+import { absoluteRow, envInt, machineInfo, median, printSummary, round, timeRow, writeReport, type SummaryRow } from './lib/report.js';
+
+const SIZES = (process.env['BENCH_SCALE_SIZES'] ?? '10,1000,10000').split(',').map(Number);
+const SEQUENTIAL = envInt('BENCH_SCALE_REQUESTS', 3000);
+const LOAD_SECONDS = envInt('BENCH_SCALE_SECONDS', 4);
+const TARGET_READY_MS = 5000;
+const TARGET_RSS_MB = 512;
+const TARGET_FLAT = 1.25;
+
+/** Ruleset i: a 5-decision credit check with its own thresholds. */
+function ruleset(i: number): Record<string, unknown> {
+  const name = `rs-${String(i).padStart(5, '0')}`;
+  const d = (id: string, condition: string, next: string, otherwise: string) => ({ type: 'decision', branches: [{ condition, next_step: next }], default_next: otherwise });
+  const t = (code: string, extra: Record<string, unknown> = {}) => ({ type: 'terminal', result: { code, message: `${code} by ${name}`, ...extra } });
+  return {
+    config: { name, version: `1.${i % 7}.0`, description: `generated ruleset ${i}`, entry_step: 'age' },
+    steps: {
+      age: d('age', `applicant.age >= ${18 + (i % 5)}`, 'country', 'DECLINE_AGE'),
+      country: d('country', `applicant.country in ["DE", "FR", "NL", "US", "CA"]`, 'score', 'DECLINE_REGION'),
+      score: d('score', `applicant.score > ${500 + (i % 200)}`, 'amount', 'REVIEW'),
+      amount: d('amount', `loan.amount <= applicant.income * ${3 + (i % 4)}`, 'vip', 'REVIEW'),
+      vip: d('vip', `applicant.vip || loan.amount < ${10000 + i}`, 'APPROVE', 'REVIEW'),
+      APPROVE: t('APPROVE', { tier: i % 2 === 0 ? 'gold' : 'silver' }),
+      REVIEW: t('REVIEW'),
+      DECLINE_AGE: t('DECLINE_AGE'),
+      DECLINE_REGION: t('DECLINE_REGION'),
+    },
+  };
+}
+
+const INPUT = { applicant: { age: 40, country: 'DE', score: 750, income: 5000, vip: false }, loan: { amount: 8000 } };
+const BODY = JSON.stringify({ input: INPUT });
+
+function makeDir(n: number): string {
+  const dir = mkdtempSync(join(tmpdir(), `svc-bench-scale-${n}-`));
+  for (let i = 0; i < n; i++) {
+    const r = ruleset(i);
+    writeFileSync(join(dir, `${(r['config'] as { name: string }).name}.json`), JSON.stringify(r, null, 2));
+  }
+  return dir;
+}
+
+/** Sequential POSTs on one keep-alive connection, each to a random ruleset; latencies in µs. */
+async function sequential(url: string, n: number, count: number): Promise<number[]> {
+  const u = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const out: number[] = [];
+  const one = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const t0 = performance.now();
+      const req = request({ host: u.hostname, port: u.port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(BODY) } }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve((performance.now() - t0) * 1000) : reject(new Error(`${path}: ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end(BODY);
+    });
+  let seed = 12345;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let i = 0; i < 300; i++) await one(`/api/v1/execute/rs-${String(next()).padStart(5, '0')}`);
+  for (let i = 0; i < count; i++) out.push(await one(`/api/v1/execute/rs-${String(next()).padStart(5, '0')}`));
+  agent.destroy();
+  return out;
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+interface SizeResult {
+  rulesets: number;
+  ready_ms: number;
+  rss_ready_mb: number;
+  rss_after_mb: number;
+  latency_us_p50: number;
+  latency_us_p99: number;
+  rps: number | null;
+  rps_p99_ms: number | null;
+}
+
+async function main(): Promise<void> {
+  const machine = machineInfo();
+  const plan = cpuPlan();
+  const tool = loadTool();
+  console.log(`scale bench: sizes ${SIZES.join(', ')}; ${SEQUENTIAL} sequential requests and ${LOAD_SECONDS} s of ${tool.tool ?? 'no load tool'} per size; load average ${machine.load_average_start.join(' ')}`);
+  const results: SizeResult[] = [];
+  for (const n of SIZES) {
+    const dir = makeDir(n);
+    try {
+      const svc = await startSvc(['--rules-dir', dir], plan?.server ?? null);
+      try {
+        const rssReady = rssBytes(svc.pid) / 2 ** 20;
+        const lat = await sequential(svc.url, n, SEQUENTIAL);
+        let rps: number | null = null;
+        let rpsP99: number | null = null;
+        if (tool.tool !== null) {
+          const paths = Array.from({ length: Math.min(n, 10_000) }, (_, i) => `/api/v1/execute/rs-${String(i).padStart(5, '0')}`);
+          runLoad({ url: `${svc.url}${paths[0]}`, body: BODY, connections: 50, seconds: 1, cpus: plan?.load ?? null, paths });
+          const r = runLoad({ url: `${svc.url}${paths[0]}`, body: BODY, connections: 50, seconds: LOAD_SECONDS, cpus: plan?.load ?? null, paths });
+          if (r.errors > 0) throw new Error(`${r.errors} failed requests at ${n} rulesets`);
+          rps = r.rps;
+          rpsP99 = r.p99_ms;
+        }
+        const res: SizeResult = {
+          rulesets: n,
+          ready_ms: Math.round(svc.readyMs),
+          rss_ready_mb: round(rssReady, 1),
+          rss_after_mb: round(rssBytes(svc.pid) / 2 ** 20, 1),
+          latency_us_p50: round(median(lat), 1),
+          latency_us_p99: round(percentile(lat, 99), 1),
+          rps,
+          rps_p99_ms: rpsP99,
+        };
+        results.push(res);
+        console.log(
+          `  ${String(n).padStart(6)} rulesets: ready ${res.ready_ms} ms, RSS ${res.rss_ready_mb} MB (after load ${res.rss_after_mb} MB), ` +
+            `latency p50 ${res.latency_us_p50} us p99 ${res.latency_us_p99} us, ${rps ?? '-'} req/s (p99 ${rpsP99 ?? '-'} ms)`,
+        );
+      } finally {
+        await svc.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const small = results[0]!;
+  const big = results.at(-1)!;
+  const summary: SummaryRow[] = [
+    absoluteRow(`start: ready (rules loaded, listening) with ${big.rulesets} rulesets`, 'ms', big.ready_ms, `< ${TARGET_READY_MS} ms`, big.ready_ms < TARGET_READY_MS, `${small.rulesets} rulesets: ${small.ready_ms} ms`),
+    absoluteRow(`memory: RSS after the load with ${big.rulesets} rulesets`, 'MB', big.rss_after_mb, `< ${TARGET_RSS_MB} MB`, big.rss_after_mb < TARGET_RSS_MB, `when ready ${big.rss_ready_mb} MB; ${small.rulesets} rulesets: ${small.rss_after_mb} MB`),
+    timeRow(`execute latency p50 (sequential, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'us', big.latency_us_p50, small.latency_us_p50, `${small.rulesets} rulesets`, TARGET_FLAT, `p99 ${big.latency_us_p99} us vs ${small.latency_us_p99} us`),
+  ];
+  if (big.rps !== null && small.rps !== null) {
+    summary.push({ ...timeRow(`execute throughput (50 connections, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'req/s', big.rps, small.rps, `${small.rulesets} rulesets`, null), note: 'throughput: higher is better; ratio near 1 means flat' });
+  }
+  printSummary(summary);
+  const file = writeReport({
+    suite: 'scale',
+    timestamp: new Date().toISOString(),
+    machine,
+    method:
+      `Rules dirs of ${SIZES.join(', ')} generated rulesets (5 decisions, 4 terminals, ~1.3 KB of JSON each). Ready = spawn of node dist/bin/svc-server.js until its "http listening" log line ` +
+      `(all rulesets read, validated and compiled first). RSS from /proc. Latency: ${SEQUENTIAL} sequential requests on one keep-alive connection after 300 warm-up, each to a random stored ruleset, timed by the client. ` +
+      `Throughput: ${tool.tool ?? 'n/a'} with 50 connections for ${LOAD_SECONDS} s, each request to a random stored ruleset. ${plan ? `Server pinned to CPU ${plan.server}, load generator to CPU ${plan.load}.` : ''}`,
+    summary,
+    details: { sizes: results },
+  });
+  console.log(`wrote ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

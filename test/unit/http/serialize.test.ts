@@ -1,0 +1,61 @@
+/**
+ * The hot-route serializers (src/transport/http/serialize.ts) write exactly what JSON.stringify
+ * writes, for any result shape: property-tested with arbitrary JSON outputs, frozen or not,
+ * extra keys, traces and odd numbers.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { serializeEval, serializeExecution } from '../../../src/transport/http/serialize.js';
+
+const deepFreeze = (v: unknown): unknown => {
+  if (typeof v === 'object' && v !== null) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
+};
+
+const json = fc.jsonValue();
+const output = fc.dictionary(fc.string(), json);
+const number = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, Number.NaN, Infinity));
+
+test('serializeExecution equals JSON.stringify (property)', () => {
+  fc.assert(
+    fc.property(fc.fullUnicodeString(), fc.fullUnicodeString(), output, number, fc.boolean(), fc.option(fc.constantFrom('trace', 'extra', 'reorder')), (code, message, out, us, frozen, twist) => {
+      const o = frozen ? deepFreeze(out) : out;
+      let r: any = { code, message, output: o, duration_us: us };
+      if (twist === 'trace') r.trace = { path: 'a -> b', steps: [{ id: 'a', name: 'a', duration_us: 1 }] };
+      if (twist === 'extra') r.tenant = 'x';
+      if (twist === 'reorder') r = { message, code, output: o, duration_us: us };
+      assert.equal(serializeExecution(r), JSON.stringify(r));
+      assert.equal(serializeExecution(r), JSON.stringify(r), 'again (cached static output)');
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('serializeExecution falls back for non-object outputs and other shapes', () => {
+  for (const r of [
+    { code: 'A', message: 'm', output: null, duration_us: 1 },
+    { code: 'A', message: 'm', output: [1, 2], duration_us: 1 },
+    { code: 1, message: 'm', output: {}, duration_us: 1 },
+    { code: 'A', message: 'm', output: {}, duration_us: 1, trace: undefined },
+    { code: 'A', message: 'm', output: {} },
+  ]) {
+    assert.equal(serializeExecution(r as never), JSON.stringify(r));
+  }
+});
+
+test('serializeEval equals JSON.stringify (property)', () => {
+  fc.assert(
+    fc.property(json, fc.fullUnicodeString(), fc.option(fc.constantFrom('extra', 'undefined', 'reorder')), (result, parsed, twist) => {
+      let r: any = { result, parsed };
+      if (twist === 'extra') r.x = 1;
+      if (twist === 'undefined') r = { result: undefined, parsed };
+      if (twist === 'reorder') r = { parsed, result };
+      assert.equal(serializeEval(r), JSON.stringify(r));
+    }),
+    { numRuns: 500 },
+  );
+});
