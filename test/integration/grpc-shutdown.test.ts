@@ -48,7 +48,17 @@ describe('graceful shutdown over gRPC: a request half sent when SIGTERM arrives'
         stream.on('close', () => resolve());
       });
       stream.write(frame.subarray(0, 8));
-      await new Promise<void>((resolve) => session.ping(() => resolve())); // the half is on the server
+      // NOTE: a PING ack comes from the native HTTP/2 layer and does not prove that grpc-js has
+      // registered the session and the half-sent call. A complete Health call on the same session
+      // (a later stream id) does: once it is answered, the earlier stream is in the server's hands.
+      const health = ruleServiceDefinition()['Health']!;
+      const probe = session.request({ ':method': 'POST', ':path': health.path, 'content-type': 'application/grpc', te: 'trailers' });
+      await new Promise<void>((resolve, reject) => {
+        probe.on('error', reject);
+        probe.on('close', () => resolve());
+        probe.resume();
+        probe.end(Buffer.from([0, 0, 0, 0, 0]));
+      });
 
       const exited = server.stop('SIGTERM');
       await server.waitForLog((l) => l['msg'] === 'shutting down');
