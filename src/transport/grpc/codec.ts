@@ -5,7 +5,7 @@
 import { ERROR_CATALOG, GrpcStatus, ServiceError, type ErrorCode } from '../../service/errors.js';
 import type { BatchItem, BatchResult, EvalResult, HealthInfo, RulesetInfo } from '../../service/types.js';
 import type { ExecutionResult } from '../../ruleset/result.js';
-import { parseJsonText } from '../http/json-body.js';
+import { parseJsonText } from '../json-text.js';
 import type {
   BatchExecuteResponseMsg,
   BatchItemMsg,

@@ -1,15 +1,13 @@
 /**
- * The JSON body parser of the HTTP adapter: reads the body with a size limit (413) and a
- * read timeout (408), rejects empty bodies, malformed JSON, nesting deeper than
- * `MAX_JSON_DEPTH` and `__proto__` / `constructor.prototype` keys (400). Errors carry a
- * ServiceError so the error handler answers with the catalog body.
+ * The JSON body reader of the HTTP adapter: reads the body with a size limit (413) and a
+ * read timeout (408), then parses it under the JSON text rules of ../json-text.ts (400 for
+ * empty, malformed, too deep, prototype keys). Errors carry a ServiceError so the error
+ * handler answers with the catalog body.
  */
 import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../../service/errors.js';
+import { parseJsonText } from '../json-text.js';
 import { DeadlineQueue, type Deadline } from './deadlines.js';
-
-/** Deepest nesting of arrays and objects accepted in a request body. */
-export const MAX_JSON_DEPTH = 512;
 
 /** Reads and parses a JSON body. */
 export function readJsonBody(
@@ -75,62 +73,6 @@ function deadlinesFor(timeoutMs: number): DeadlineQueue {
     queues.set(timeoutMs, q);
   }
   return q;
-}
-
-/** Parses JSON text under the body rules (empty, malformed, depth, prototype keys). */
-export function parseJsonText(text: string): unknown {
-  if (text.length === 0 || text.trim().length === 0) throw new ServiceError('BAD_REQUEST', 'request body is empty; send a JSON object');
-  // NOTE: depth needs at least one character per level, so short bodies skip the scan.
-  if (text.length > MAX_JSON_DEPTH && jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    throw new ServiceError('BAD_REQUEST', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new ServiceError('BAD_REQUEST', `malformed JSON: ${(err as Error).message}`);
-  }
-  if (PROTO_HINT.test(text) && hasPrototypeKey(value)) {
-    throw new ServiceError('BAD_REQUEST', 'request body contains a forbidden key (__proto__ or constructor.prototype)');
-  }
-  return value;
-}
-
-const PROTO_HINT = /__proto__|\\u005[fF]|constructor/;
-
-/** True when the JSON text nests arrays/objects deeper than `max` (strings are skipped). */
-function jsonDepthExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > max) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
-}
-
-/** Iterative scan for `__proto__` keys or `constructor` objects holding `prototype`. */
-function hasPrototypeKey(root: unknown): boolean {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) {
-      for (const item of v) stack.push(item);
-      continue;
-    }
-    if (Object.hasOwn(v, '__proto__')) return true;
-    const ctor = (v as Record<string, unknown>)['constructor'];
-    if (Object.hasOwn(v, 'constructor') && typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) return true;
-    for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
-  }
-  return false;
 }
 
 function tooLarge(limit: number): ServiceError {

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MAX_JSON_DEPTH } from '../../../src/transport/http/json-body.js';
+import { MAX_JSON_DEPTH } from '../../../src/transport/json-text.js';
 import { ageRules, assertError, makeHarness, type Harness } from './harness.js';
 
 describe('routing errors', () => {

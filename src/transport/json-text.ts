@@ -1,0 +1,65 @@
+/**
+ * The JSON text rules shared by every transport (HTTP bodies, gRPC `*_json` fields): rejects
+ * empty text, malformed JSON, nesting deeper than `MAX_JSON_DEPTH` and `__proto__` /
+ * `constructor.prototype` keys with a 400 ServiceError.
+ */
+import { ServiceError } from '../service/errors.js';
+
+/** Deepest nesting of arrays and objects accepted in a request body. */
+export const MAX_JSON_DEPTH = 512;
+
+/** Parses JSON text under the body rules (empty, malformed, depth, prototype keys). */
+export function parseJsonText(text: string): unknown {
+  if (text.length === 0 || text.trim().length === 0) throw new ServiceError('BAD_REQUEST', 'request body is empty; send a JSON object');
+  // NOTE: depth needs at least one character per level, so short bodies skip the scan.
+  if (text.length > MAX_JSON_DEPTH && jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw new ServiceError('BAD_REQUEST', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ServiceError('BAD_REQUEST', `malformed JSON: ${(err as Error).message}`);
+  }
+  if (PROTO_HINT.test(text) && hasPrototypeKey(value)) {
+    throw new ServiceError('BAD_REQUEST', 'request body contains a forbidden key (__proto__ or constructor.prototype)');
+  }
+  return value;
+}
+
+const PROTO_HINT = /__proto__|\\u005[fF]|constructor/;
+
+/** True when the JSON text nests arrays/objects deeper than `max` (strings are skipped). */
+function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** Iterative scan for `__proto__` keys or `constructor` objects holding `prototype`. */
+function hasPrototypeKey(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+      continue;
+    }
+    if (Object.hasOwn(v, '__proto__')) return true;
+    const ctor = (v as Record<string, unknown>)['constructor'];
+    if (Object.hasOwn(v, 'constructor') && typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) return true;
+    for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
+  }
+  return false;
+}
