@@ -81,10 +81,3 @@ export class ServiceError extends Error {
     return { error: this.message, code: this.code, ...this.details };
   }
 }
-
-/** Shorthand constructors for the common errors. */
-export const errors = {
-  badRequest: (message: string, details?: Record<string, unknown>) => new ServiceError('BAD_REQUEST', message, details),
-  notFound: (message: string) => new ServiceError('NOT_FOUND', message),
-  internal: (message: string, details?: Record<string, unknown>) => new ServiceError('INTERNAL_ERROR', message, details),
-};

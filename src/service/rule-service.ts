@@ -8,7 +8,7 @@ import { generateFilter, parseFilterRequest } from '../filter/index.js';
 import { compileRuleset, execute as executeRuleset } from '../ruleset/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
 import type { ExecuteOptions, ExecutionStats } from '../ruleset/execute.js';
-import { DEFAULT_VERSION, isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
+import { isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
 import { ExecutionError, RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { PrepareFile, RuleRecord, RuleStore } from '../store/types.js';
@@ -558,4 +558,3 @@ function truncate(s: string): string {
   return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
 }
 
-export { DEFAULT_VERSION };
