@@ -2,13 +2,14 @@
  * The HTTP adapter (fastify): decodes a request, calls one façade method, encodes the answer.
  * Nothing here knows about rules; every error goes through the catalog.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createServer } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import { ServiceError } from '../../service/errors.js';
-import { isPlainObject } from '../../service/rule-service.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { toHttpError } from './errors.js';
+import { createFastPath, tenantOf as tenantOfRaw } from './fast-path.js';
+import { evalAnswer, executeAnswer, objectBody, traceFlag } from './hot-routes.js';
 import { readJsonBody } from './json-body.js';
-import { EVAL_ROUTE, EXECUTE_ROUTE } from './serialize.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
 import { lingerOnClose } from './linger.js';
 import { registerRequestLog, type RequestLogger } from './request-log.js';
@@ -34,7 +35,14 @@ export interface HttpAppOptions {
   readonly requestLog?: RequestLogger;
   /** Tenant management (`--multi-tenancy-enabled`); absent: the `/api/v1/tenants` routes do not exist. */
   readonly tenants?: TenantManagerApi;
+  /**
+   * The fast path of the hot routes (./fast-path.ts); on unless false. It is never installed
+   * with tracing, the request log or debug mode, whose hooks must see every request.
+   */
+  readonly fastPath?: boolean;
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 type Params = { name: string };
 
@@ -60,7 +68,28 @@ const ROUTES: ReadonlyArray<readonly [string, RegExp]> = [
 
 /** Builds the fastify instance with every route of SPEC.md "Endpoints" (filter included). */
 export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): FastifyInstance {
+  // A request that arrives on a kept-alive connection while the server drains for shutdown
+  // is shed with 503 NOT_READY (fastify already sets `Connection: close` on it).
+  let closing = false;
+  const logUnexpected = (err: unknown, url: string): void => {
+    options.logger?.error({ err: (err as Error)?.message, url }, 'unexpected error');
+  };
+  const fastPathOn = options.fastPath !== false && !options.tracing && !options.requestLog && !options.debugMode;
   const app = Fastify({
+    ...(fastPathOn
+      ? {
+          serverFactory: fastPathServer(
+            createFastPath({
+              service,
+              bodyLimit: options.bodyLimit,
+              requestTimeoutMs: options.requestTimeoutMs,
+              multiTenancy: options.multiTenancy,
+              isClosing: () => closing,
+              logUnexpected,
+            }),
+          ),
+        }
+      : {}),
     logger: false,
     bodyLimit: options.bodyLimit,
     // NOTE: body-read timeouts are enforced by readJsonBody so that the 408 carries the
@@ -96,9 +125,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
 
   app.setErrorHandler((err, req, reply) => {
     const e = toHttpError(err);
-    if (e.httpStatus >= 500 && !(err instanceof ServiceError)) {
-      options.logger?.error({ err: (err as Error)?.message, url: req.url }, 'unexpected error');
-    }
+    if (e.httpStatus >= 500 && !(err instanceof ServiceError)) logUnexpected(err, req.url);
     if (e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE') {
       reply.header('connection', 'close');
       lingerOnClose(req.raw.socket);
@@ -106,9 +133,6 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     void reply.code(e.httpStatus).send(e.toBody());
   });
 
-  // A request that arrives on a kept-alive connection while the server drains for shutdown
-  // is shed with 503 NOT_READY (fastify already sets `Connection: close` on it).
-  let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
@@ -164,19 +188,18 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   });
 
   // ------------------------------------------------------------- execution
-  app.post<{ Params: Params }>('/api/v1/execute/:name', EXECUTE_ROUTE, (req, reply) => {
-    const body = objectBody(req.body, 'a JSON object with an "input" object');
-    if (body['input'] === undefined) throw new ServiceError('BAD_REQUEST', 'input is required');
-    void reply.send(service.execute(ctxOf(req), req.params.name, body['input'], traceFlag(body['trace'])));
+  // NOTE (speed, issue 9): plain requests of these two routes are answered by the fast path
+  // (./fast-path.ts) before fastify sees them; these routes answer the rest with the same code.
+  app.post<{ Params: Params }>('/api/v1/execute/:name', (req, reply) => {
+    void reply.type(JSON_TYPE).send(executeAnswer(service, ctxOf(req), req.params.name, req.body));
   });
   app.post<{ Params: Params }>('/api/v1/execute/:name/batch', (req, reply) => {
     const body = objectBody(req.body, 'a JSON object with an "inputs" array');
     if (body['inputs'] === undefined) throw new ServiceError('BAD_REQUEST', 'inputs is required');
     void reply.send(service.executeBatch(ctxOf(req), req.params.name, body['inputs'], traceFlag(body['trace'])));
   });
-  app.post('/api/v1/eval', EVAL_ROUTE, (req, reply) => {
-    const body = objectBody(req.body, 'a JSON object with "expression" and "context"');
-    void reply.send(service.evaluate(ctxOf(req), body['expression'], body['context']));
+  app.post('/api/v1/eval', (req, reply) => {
+    void reply.type(JSON_TYPE).send(evalAnswer(service, ctxOf(req), req.body));
   });
 
   // ------------------------------------------------------------- config
@@ -238,8 +261,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
 }
 
 function tenantOf(req: FastifyRequest, multiTenancy: boolean): string {
-  if (!multiTenancy) return 'default';
-  return header(req, 'x-tenant-id') || 'default';
+  return tenantOfRaw(req.raw, multiTenancy);
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {
@@ -247,13 +269,20 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function objectBody(body: unknown, what: string): Record<string, unknown> {
-  if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', `request body must be ${what}`);
-  return body;
-}
-
-function traceFlag(v: unknown): boolean {
-  if (v === undefined || v === null) return false;
-  if (typeof v !== 'boolean') throw new ServiceError('BAD_REQUEST', 'trace must be a boolean');
-  return v;
+/**
+ * fastify's own HTTP/1 server (fastify/lib/server.js, the same settings) with the fast path in
+ * front of its request handler: a request the fast path does not take goes to fastify as is.
+ */
+function fastPathServer(fast: ReturnType<typeof createFastPath>): FastifyServerFactory {
+  return (handler, opts) => {
+    const server = createServer((opts['http'] ?? {}) as object, (req, res) => {
+      if (!fast(req, res)) handler(req, res);
+    });
+    server.keepAliveTimeout = opts['keepAliveTimeout'] as number;
+    server.requestTimeout = opts['requestTimeout'] as number;
+    server.setTimeout(opts['connectionTimeout'] as number);
+    const perSocket = opts['maxRequestsPerSocket'] as number | null | undefined;
+    if (typeof perSocket === 'number' && perSocket > 0) server.maxRequestsPerSocket = perSocket;
+    return server;
+  };
 }

@@ -22,45 +22,84 @@ export function readJsonBody(
     raw.resume();
     return;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let finished = false;
-  const finish = (err: Error | null, body?: unknown) => {
-    if (finished) return;
-    finished = true;
-    if (timer) timer.cancel();
-    raw.off('data', onData);
-    raw.off('end', onEnd);
-    raw.off('error', onError);
-    done(err, body);
-  };
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > limit) {
-      finish(tooLarge(limit));
-      raw.resume();
-      return;
-    }
-    chunks.push(chunk);
-  };
-  const onEnd = () => {
-    try {
-      finish(null, parseJsonText(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    } catch (err) {
-      finish(err as Error);
-    }
-  };
-  const onError = (err: Error) => finish(new ServiceError('BAD_REQUEST', `request body could not be read: ${err.message}`));
+  const read = new BodyRead(limit, done);
+  (raw as ReadingMessage)[READ] = read;
   // NOTE (speed, issue 9): one shared timer per timeout length instead of one per request.
-  const timer: Deadline | undefined =
-    timeoutMs > 0
-      ? deadlinesFor(timeoutMs).add(() =>
-          finish(new ServiceError('REQUEST_TIMEOUT', `request body not received within ${Math.round(timeoutMs / 1000)} s (--request-timeout-secs)`)),
-        )
-      : undefined;
+  if (timeoutMs > 0) read.deadline = deadlinesFor(timeoutMs).add(() => read.timedOut(timeoutMs));
   raw.on('data', onData);
   raw.on('end', onEnd);
   raw.on('error', onError);
+}
+
+const READ = Symbol('svc.bodyRead');
+type ReadingMessage = IncomingMessage & { [READ]: BodyRead };
+
+/**
+ * The state of one body read. NOTE (speed, issue 9): the stream listeners below are shared by
+ * every read (an emitter calls them with `this` = the stream) and stay attached once the read
+ * has finished (the `finished` flag makes later events no-ops, and a late 'error' is absorbed
+ * instead of being unhandled): no closures per request, no listener removal.
+ */
+class BodyRead {
+  finished = false;
+  size = 0;
+  first: Buffer | null = null;
+  rest: Buffer[] | null = null;
+  deadline: Deadline | undefined = undefined;
+
+  constructor(
+    readonly limit: number,
+    readonly done: (err: Error | null, body?: unknown) => void,
+  ) {}
+
+  finish(err: Error | null, body?: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.first = null;
+    this.rest = null;
+    if (this.deadline !== undefined) this.deadline.cancel();
+    this.done(err, body);
+  }
+
+  timedOut(timeoutMs: number): void {
+    this.finish(new ServiceError('REQUEST_TIMEOUT', `request body not received within ${Math.round(timeoutMs / 1000)} s (--request-timeout-secs)`));
+  }
+
+  text(): string {
+    if (this.first === null) return '';
+    if (this.rest === null) return this.first.toString('utf8');
+    return Buffer.concat([this.first, ...this.rest]).toString('utf8');
+  }
+}
+
+function onData(this: ReadingMessage, chunk: Buffer): void {
+  const read = this[READ];
+  if (read.finished) return;
+  read.size += chunk.length;
+  if (read.size > read.limit) {
+    read.finish(tooLarge(read.limit));
+    this.resume();
+    return;
+  }
+  if (read.first === null) read.first = chunk;
+  else (read.rest ??= []).push(chunk);
+}
+
+function onEnd(this: ReadingMessage): void {
+  const read = this[READ];
+  if (read.finished) return;
+  let body: unknown;
+  try {
+    body = parseJsonText(read.text());
+  } catch (err) {
+    read.finish(err as Error);
+    return;
+  }
+  read.finish(null, body);
+}
+
+function onError(this: ReadingMessage, err: Error): void {
+  this[READ].finish(new ServiceError('BAD_REQUEST', `request body could not be read: ${err.message}`));
 }
 
 const queues = new Map<number, DeadlineQueue>();

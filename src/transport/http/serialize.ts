@@ -1,28 +1,39 @@
 /**
- * Response serializers of the hot HTTP routes (issue 9): the fixed envelope of an execution
+ * Response serializers of the hot HTTP routes (issue 9; used by ./hot-routes.ts for both the
+ * fastify routes and the fast path): the fixed envelope of an execution
  * result and of an `/eval` answer is written from a template; the arbitrary JSON inside
  * (`output`, `result`) goes through JSON.stringify. The text is byte-for-byte what
  * JSON.stringify gives for the same object: any other shape (a trace, an extra key, another
  * key order, a non-finite number) falls back to JSON.stringify itself.
  *
- * NOTE (speed): a terminal's static output is deep-frozen and shared by every execution that
- * ends there (src/ruleset/compile.ts), so its JSON text is computed once and cached by
- * identity. Only frozen outputs are cached; expression outputs are fresh objects.
+ * NOTE (speed): a terminal's static output is frozen and shared by every execution that ends
+ * there (src/ruleset/compile.ts), so the answer's text up to the duration is computed once per
+ * terminal and cached by the output's identity. Only frozen outputs are cached; expression
+ * outputs are fresh objects.
  */
 import type { ExecutionResult } from '../../ruleset/result.js';
 import type { EvalResult } from '../../service/types.js';
 
-const frozenJson = new WeakMap<object, string>();
+/** The JSON text of an execution result up to `"duration_us":`, for one frozen output. */
+interface Envelope {
+  readonly code: string;
+  readonly message: string;
+  readonly prefix: string;
+}
 
-/** JSON text of an output object (cached for frozen ones). */
-function outputJson(output: object): string {
-  if (!Object.isFrozen(output)) return JSON.stringify(output);
-  let text = frozenJson.get(output);
-  if (text === undefined) {
-    text = JSON.stringify(output);
-    frozenJson.set(output, text);
+/** Envelope per frozen (static terminal) output object. */
+const frozenEnvelope = new WeakMap<object, Envelope>();
+
+/** The text before the duration: cached for frozen outputs (one per terminal step). */
+function envelopePrefix(code: string, message: string, output: object): string {
+  if (!Object.isFrozen(output)) return `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"output":${JSON.stringify(output)},"duration_us":`;
+  let env = frozenEnvelope.get(output);
+  // NOTE: a terminal's output object comes with its own code and message; compared anyway.
+  if (env === undefined || env.code !== code || env.message !== message) {
+    env = { code, message, prefix: `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"output":${JSON.stringify(output)},"duration_us":` };
+    frozenEnvelope.set(output, env);
   }
-  return text;
+  return env.prefix;
 }
 
 /** True when `r` has exactly the keys `code, message, output, duration_us`, in that order. */
@@ -52,7 +63,8 @@ export function serializeExecution(r: ExecutionResult): string {
   ) {
     return JSON.stringify(r);
   }
-  return `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"output":${outputJson(output)},"duration_us":${JSON.stringify(us)}}`;
+  // NOTE: for a finite number, String() and JSON.stringify() give the same text.
+  return `${envelopePrefix(code, message, output)}${us}}`;
 }
 
 /** Serializes an `/eval` answer exactly as JSON.stringify would. */
@@ -71,31 +83,3 @@ export function serializeEval(r: EvalResult): string {
   if (text === undefined) return JSON.stringify(r);
   return `{"result":${text},"parsed":${JSON.stringify(r.parsed)}}`;
 }
-
-/**
- * Route options that make fastify use `serializeExecution` for 200 answers of the execute
- * route (errors keep the default serializer). The schema only documents the envelope.
- */
-export const EXECUTE_ROUTE = Object.freeze({
-  schema: {
-    response: {
-      200: {
-        type: 'object',
-        properties: {
-          code: { type: 'string' },
-          message: { type: 'string' },
-          output: { type: 'object', additionalProperties: true },
-          duration_us: { type: 'integer' },
-          trace: { type: 'object', additionalProperties: true },
-        },
-      },
-    },
-  },
-  serializerCompiler: () => serializeExecution as (data: unknown) => string,
-});
-
-/** Route options of `/eval` (see `EXECUTE_ROUTE`). */
-export const EVAL_ROUTE = Object.freeze({
-  schema: { response: { 200: { type: 'object', properties: { result: {}, parsed: { type: 'string' } } } } },
-  serializerCompiler: () => serializeEval as (data: unknown) => string,
-});

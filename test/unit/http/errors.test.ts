@@ -108,6 +108,10 @@ describe('request body errors', () => {
       '{"expression": "1", "context": {"a": [{"__proto__": {"x": 1}}]}}',
       '{"\\u005f_proto__": {"polluted": true}, "expression": "1"}',
       '{"expression": "1", "context": {"constructor": {"prototype": {"polluted": true}}}}',
+      // escapes hide the words from a plain text search: still found (decoded keys are checked)
+      '{"expression": "1", "context": {"\\u0063onstructor": {"prototype": {"polluted": true}}}}',
+      '{"expression": "1", "context": {"constructor": {"\\u0070rototype": {"polluted": true}}}}',
+      '{"_\\u005fproto__": {"polluted": true}, "expression": "1"}',
     ];
     for (const payload of hostile) {
       assertError(await post('/api/v1/eval', payload), 400, 'BAD_REQUEST', /forbidden key/);

@@ -47,6 +47,16 @@ test('serializeExecution falls back for non-object outputs and other shapes', ()
   }
 });
 
+test('serializeExecution: one frozen output under two codes gives each its own envelope', () => {
+  const out = Object.freeze({ tier: 'gold' });
+  const a = { code: 'A', message: 'first', output: out, duration_us: 3 };
+  const b = { code: 'B', message: 'second', output: out, duration_us: 4 };
+  for (let i = 0; i < 3; i++) {
+    assert.equal(serializeExecution(a), JSON.stringify(a));
+    assert.equal(serializeExecution(b), JSON.stringify(b));
+  }
+});
+
 test('serializeEval equals JSON.stringify (property)', () => {
   fc.assert(
     fc.property(json, fc.fullUnicodeString(), fc.option(fc.constantFrom('extra', 'undefined', 'reorder')), (result, parsed, twist) => {

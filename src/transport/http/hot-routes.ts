@@ -1,0 +1,35 @@
+/**
+ * The request handling of the two hot routes, `POST /api/v1/execute/:name` and
+ * `POST /api/v1/eval`: body checks, the façade call, and the 200 answer's JSON text. Shared by
+ * the fastify routes (app.ts) and the fast path (fast-path.ts), so that both answer alike.
+ */
+import { ServiceError } from '../../service/errors.js';
+import { isPlainObject } from '../../service/rule-service.js';
+import type { CallContext, RuleServiceApi } from '../../service/types.js';
+import { serializeEval, serializeExecution } from './serialize.js';
+
+/** The 200 answer of `POST /api/v1/execute/:name` as JSON text; throws a ServiceError otherwise. */
+export function executeAnswer(service: RuleServiceApi, ctx: CallContext, name: string, body: unknown): string {
+  const b = objectBody(body, 'a JSON object with an "input" object');
+  if (b['input'] === undefined) throw new ServiceError('BAD_REQUEST', 'input is required');
+  return serializeExecution(service.execute(ctx, name, b['input'], traceFlag(b['trace'])));
+}
+
+/** The 200 answer of `POST /api/v1/eval` as JSON text; throws a ServiceError otherwise. */
+export function evalAnswer(service: RuleServiceApi, ctx: CallContext, body: unknown): string {
+  const b = objectBody(body, 'a JSON object with "expression" and "context"');
+  return serializeEval(service.evaluate(ctx, b['expression'], b['context']));
+}
+
+/** The body as an object, or a 400 naming what the route expects. */
+export function objectBody(body: unknown, what: string): Record<string, unknown> {
+  if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', `request body must be ${what}`);
+  return body;
+}
+
+/** The optional `trace` flag of an execute body. */
+export function traceFlag(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw new ServiceError('BAD_REQUEST', 'trace must be a boolean');
+  return v;
+}
