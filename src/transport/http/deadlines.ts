@@ -3,10 +3,9 @@
  *
  * A per-request `setTimeout` / `clearTimeout` pair cost about 1.2 us of a 50 us request in the
  * profile (timer list insert, libuv clock, unref bookkeeping). Every read of one server has the
- * same timeout, so deadlines arrive in the order the reads start: a FIFO queue with ONE timer
+ * same timeout, so deadlines arrive in the order the reads start: a FIFO list with ONE timer
  * armed for the oldest pending deadline gives the same 408s at the same moments, for the cost of
- * an array push per request. Finished reads are only marked; they leave the queue when they reach
- * its head, or in a compaction when many pile up behind a slow read.
+ * linking one small node per request; a finished read unlinks its node at once.
  */
 
 /** A pending read: `cancel()` when it finished first. */
@@ -14,25 +13,35 @@ export interface Deadline {
   cancel(): void;
 }
 
+/** A queued deadline: a node of the queue's doubly linked list. */
 class Entry implements Deadline {
+  prev: Entry | null = null;
+  next: Entry | null = null;
+
   constructor(
     readonly at: number,
     /** Null once cancelled or fired. */
     public fire: (() => void) | null,
+    private readonly queue: DeadlineQueue,
   ) {}
 
   cancel(): void {
+    if (this.fire === null) return;
     this.fire = null;
+    this.queue.unlink(this);
   }
 }
 
-/** Compacts the queue when this many entries sit behind its head. */
-const COMPACT_AT = 4096;
-
-/** The deadlines of one timeout length. */
+/**
+ * The deadlines of one timeout length, oldest first.
+ * NOTE (speed, issue 9): a finished read leaves the list at once (O(1) unlink), so nothing of
+ * a request outlives it; an array of marked entries kept thousands of finished entries alive
+ * across young-generation collections, which made every scavenge copy them.
+ */
 export class DeadlineQueue {
-  private queue: Entry[] = [];
-  private head = 0;
+  private head: Entry | null = null;
+  private tail: Entry | null = null;
+  private size = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly onTimer = (): void => this.expire();
 
@@ -44,18 +53,36 @@ export class DeadlineQueue {
 
   /** Calls `fire` in `timeoutMs` unless the returned deadline is cancelled first. */
   add(fire: () => void): Deadline {
-    const entry = new Entry(this.now() + this.timeoutMs, fire);
-    this.queue.push(entry);
-    if (this.queue.length - this.head >= COMPACT_AT && this.queue.length % COMPACT_AT === 0) this.compact();
+    const entry = new Entry(this.now() + this.timeoutMs, fire, this);
+    const tail = this.tail;
+    if (tail === null) this.head = entry;
+    else {
+      tail.next = entry;
+      entry.prev = tail;
+    }
+    this.tail = entry;
+    this.size++;
+    // NOTE: an armed timer is due no later than this entry (same timeout, earlier start); when it
+    // fires for an entry already gone it re-arms for the oldest one left.
     if (this.timer === null) this.arm(entry.at);
     return entry;
   }
 
-  /** Entries still waiting (finished ones not yet dropped excluded). For tests. */
+  /** Deadlines still waiting. */
   get pending(): number {
-    let n = 0;
-    for (let i = this.head; i < this.queue.length; i++) if (this.queue[i]!.fire !== null) n++;
-    return n;
+    return this.size;
+  }
+
+  /** Removes `e` from the list (Entry.cancel and expiry). */
+  unlink(e: Entry): void {
+    const { prev, next } = e;
+    if (prev === null) this.head = next;
+    else prev.next = next;
+    if (next === null) this.tail = prev;
+    else next.prev = prev;
+    e.prev = null;
+    e.next = null;
+    this.size--;
   }
 
   private arm(at: number): void {
@@ -64,31 +91,18 @@ export class DeadlineQueue {
     this.timer.unref();
   }
 
-  /** Fires every due deadline, drops finished entries at the head, re-arms for the next one. */
+  /** Fires every due deadline, oldest first, then re-arms for the next one. */
   private expire(): void {
     this.timer = null;
     const now = this.now();
-    const q = this.queue;
-    while (this.head < q.length) {
-      const e = q[this.head]!;
-      if (e.fire !== null && e.at > now) break;
-      this.head++;
+    let e = this.head;
+    while (e !== null && e.at <= now) {
       const fire = e.fire;
       e.fire = null;
+      this.unlink(e);
       if (fire !== null) fire();
+      e = this.head;
     }
-    if (this.head === q.length) {
-      this.queue = [];
-      this.head = 0;
-      return;
-    }
-    if (this.head >= COMPACT_AT) this.compact();
-    this.arm(this.queue[this.head]!.at);
-  }
-
-  /** Keeps only live entries (in order). */
-  private compact(): void {
-    this.queue = this.queue.slice(this.head).filter((e) => e.fire !== null);
-    this.head = 0;
+    if (this.head !== null && this.timer === null) this.arm(this.head.at);
   }
 }
