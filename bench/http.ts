@@ -11,7 +11,7 @@
  * too (less sensitive to other work on the machine).
  *
  *   node --import tsx bench/http.ts       (after building dist/; or `bash bench/run.sh http`)
- *   BENCH_HTTP_SECONDS=5 BENCH_HTTP_ROUNDS=3 BENCH_HTTP_CONNECTIONS=50
+ *   BENCH_HTTP_SECONDS=5 BENCH_HTTP_ROUNDS=5 BENCH_HTTP_CONNECTIONS=50
  *   BENCH_HTTP_PROFILE=<dir>: run svc under --cpu-prof, write the profile into <dir>
  */
 import { cpus } from 'node:os';
@@ -21,7 +21,7 @@ import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughp
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 
 const SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
-const ROUNDS = envInt('BENCH_HTTP_ROUNDS', 3);
+const ROUNDS = envInt('BENCH_HTTP_ROUNDS', 5);
 const CONNECTIONS = envInt('BENCH_HTTP_CONNECTIONS', 50);
 const WARMUP_SECONDS = 2;
 const TARGET_RATIO = 0.85;
