@@ -28,6 +28,7 @@ import { DISABLED_SIGNATURE_POLICY } from '../../src/signing/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/transport/http/app.js';
 import { ageRules, isCatalogError, rawExchange, rawRequest, type RawReply } from './http-support.js';
+import { parseJsonLines } from '../helpers/json-lines.js';
 
 const API = '/api/v1';
 /** A small body limit, so that the 413 bodies stay small. */
@@ -87,12 +88,7 @@ async function makeBackend(options: { multiTenancy?: boolean } = {}): Promise<Ba
   return {
     service,
     tenancy,
-    auditLines: () =>
-      sink
-        .join('')
-        .split('\n')
-        .filter((l) => l.length > 0)
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    auditLines: () => parseJsonLines(sink),
     close: () => audit.close(),
   };
 }

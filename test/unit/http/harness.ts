@@ -17,6 +17,7 @@ import { RuleService } from '../../../src/service/rule-service.js';
 import { DISABLED_SIGNATURE_POLICY } from '../../../src/signing/index.js';
 import { FileStore, MemoryStore, type RuleStore, type RwLock } from '../../../src/store/index.js';
 import { buildHttpApp } from '../../../src/transport/http/app.js';
+import { parseJsonLines } from '../../helpers/json-lines.js';
 
 /** Options of `makeHarness`. */
 export interface HarnessOptions {
@@ -118,12 +119,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     audit,
     metrics,
     rulesDir,
-    auditLines: () =>
-      sink
-        .join('')
-        .split('\n')
-        .filter((l) => l.length > 0)
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    auditLines: () => parseJsonLines(sink),
     async request(method, url, body, headers = {}, remoteAddress = CLIENT_IP) {
       const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
       const res = await app.inject({

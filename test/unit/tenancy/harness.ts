@@ -16,6 +16,7 @@ import { setupTenancy, type Tenancy } from '../../../src/service/tenancy.js';
 import { DISABLED_SIGNATURE_POLICY } from '../../../src/signing/index.js';
 import { FileStore, MemoryStore, type RuleStore } from '../../../src/store/index.js';
 import { buildHttpApp } from '../../../src/transport/http/app.js';
+import { parseJsonLines } from '../../helpers/json-lines.js';
 
 /** Options of `makeTenancyHarness`. */
 export interface TenancyHarnessOptions {
@@ -109,12 +110,7 @@ export async function makeTenancyHarness(options: TenancyHarnessOptions = {}): P
     rulesDir,
     advance: (ms) => (now += ms),
     setTick: (ms) => (tick = ms),
-    auditLines: () =>
-      sink
-        .join('')
-        .split('\n')
-        .filter((l) => l.length > 0)
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    auditLines: () => parseJsonLines(sink),
     async request(method, url, body, tenant) {
       const headers: Record<string, string> = {};
       if (tenant !== undefined) headers['x-tenant-id'] = tenant;
