@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import { ServiceError } from '../../service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
-import { toHttpError } from './errors.js';
-import { createFastPath, tenantOf as tenantOfRaw } from './fast-path.js';
+import { closesEarly, toHttpError } from './errors.js';
+import { createFastPath, headerValue, tenantOf as tenantOfRaw } from './fast-path.js';
 import { evalAnswer, executeAnswer, objectBody, traceFlag } from './hot-routes.js';
 import { readJsonBody } from './json-body.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
@@ -71,8 +71,9 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   // A request that arrives on a kept-alive connection while the server drains for shutdown
   // is shed with 503 NOT_READY (fastify already sets `Connection: close` on it).
   let closing = false;
-  const logUnexpected = (err: unknown, url: string): void => {
-    options.logger?.error({ err: (err as Error)?.message, url }, 'unexpected error');
+  /** Logs a failure that is not a catalog error (a bug) and became a 5xx. */
+  const reportUnexpected = (err: unknown, e: ServiceError, url: string): void => {
+    if (e.httpStatus >= 500 && !(err instanceof ServiceError)) options.logger?.error({ err: (err as Error)?.message, url }, 'unexpected error');
   };
   const fastPathOn = options.fastPath !== false && !options.tracing && !options.requestLog && !options.debugMode;
   const app = Fastify({
@@ -85,7 +86,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
               requestTimeoutMs: options.requestTimeoutMs,
               multiTenancy: options.multiTenancy,
               isClosing: () => closing,
-              logUnexpected,
+              reportUnexpected,
             }),
           ),
         }
@@ -125,8 +126,8 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
 
   app.setErrorHandler((err, req, reply) => {
     const e = toHttpError(err);
-    if (e.httpStatus >= 500 && !(err instanceof ServiceError)) logUnexpected(err, req.url);
-    if (e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE') {
+    reportUnexpected(err, e, req.url);
+    if (closesEarly(e)) {
       reply.header('connection', 'close');
       lingerOnClose(req.raw.socket);
     }
@@ -265,8 +266,7 @@ function tenantOf(req: FastifyRequest, multiTenancy: boolean): string {
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
+  return headerValue(req.raw, name);
 }
 
 /**

@@ -17,6 +17,14 @@ const BY_STATUS: Record<number, ErrorCode> = {
   503: 'NOT_READY',
 };
 
+/**
+ * True for the errors answered before the request body was read whole (408, 413): the answer
+ * closes the connection with a lingering close (./linger.ts), on both request paths.
+ */
+export function closesEarly(e: ServiceError): boolean {
+  return e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE';
+}
+
 /** The catalog error for an error thrown while handling an HTTP request. */
 export function toHttpError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;

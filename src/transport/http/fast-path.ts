@@ -18,9 +18,9 @@
  * (`--otlp-endpoint`), per-request debug lines (`--log-level debug`) and debug mode (CORS).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ServiceError } from '../../service/errors.js';
+import type { ServiceError } from '../../service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
-import { toHttpError } from './errors.js';
+import { closesEarly, toHttpError } from './errors.js';
 import { evalAnswer, executeAnswer } from './hot-routes.js';
 import { readJsonBody } from './json-body.js';
 import { lingerOnClose } from './linger.js';
@@ -33,8 +33,8 @@ export interface FastPathOptions {
   readonly multiTenancy: boolean;
   /** True once the server drains for shutdown: requests then go to fastify (503 NOT_READY). */
   readonly isClosing: () => boolean;
-  /** Logs an unexpected (non-catalog) error, as the fastify error handler does. */
-  readonly logUnexpected: (err: unknown, url: string) => void;
+  /** Logs a non-catalog error that became `e` (a 5xx), as the fastify error handler does. */
+  readonly reportUnexpected: (err: unknown, e: ServiceError, url: string) => void;
 }
 
 /** Takes `req` and answers it (true), or leaves it untouched for fastify (false). */
@@ -62,9 +62,9 @@ export function createFastPath(o: FastPathOptions): FastPath {
   /** `bodyError`: the body could not be read or parsed; fastify closes the connection then too. */
   const sendError = (req: IncomingMessage, res: ServerResponse, err: unknown, bodyError: boolean): void => {
     const e = toHttpError(err);
-    if (e.httpStatus >= 500 && !(err instanceof ServiceError)) o.logUnexpected(err, req.url ?? '');
+    o.reportUnexpected(err, e, req.url ?? '');
     // The same early-answer rule as the fastify error handler (app.ts).
-    const early = e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE';
+    const early = closesEarly(e);
     if (early) lingerOnClose(req.socket);
     send(res, e.httpStatus, JSON.stringify(e.toBody()), early || bodyError);
   };
@@ -100,8 +100,13 @@ export function createFastPath(o: FastPathOptions): FastPath {
 /** The tenant of a request: `X-Tenant-Id` in multi-tenancy mode, else `default` (as app.ts). */
 export function tenantOf(req: IncomingMessage, multiTenancy: boolean): string {
   if (!multiTenancy) return 'default';
-  const v = req.headers['x-tenant-id'];
-  return (Array.isArray(v) ? v[0] : v) || 'default';
+  return headerValue(req, 'x-tenant-id') || 'default';
+}
+
+/** The first value of a request header (lower-case `name`), or undefined. */
+export function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
 }
 
 /**

@@ -24,13 +24,18 @@ interface Envelope {
 /** Envelope per frozen (static terminal) output object. */
 const frozenEnvelope = new WeakMap<object, Envelope>();
 
+/** The text before the duration. */
+function envelopeText(code: string, message: string, output: object): string {
+  return `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"output":${JSON.stringify(output)},"duration_us":`;
+}
+
 /** The text before the duration: cached for frozen outputs (one per terminal step). */
 function envelopePrefix(code: string, message: string, output: object): string {
-  if (!Object.isFrozen(output)) return `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"output":${JSON.stringify(output)},"duration_us":`;
+  if (!Object.isFrozen(output)) return envelopeText(code, message, output);
   let env = frozenEnvelope.get(output);
   // NOTE: a terminal's output object comes with its own code and message; compared anyway.
   if (env === undefined || env.code !== code || env.message !== message) {
-    env = { code, message, prefix: `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"output":${JSON.stringify(output)},"duration_us":` };
+    env = { code, message, prefix: envelopeText(code, message, output) };
     frozenEnvelope.set(output, env);
   }
   return env.prefix;
