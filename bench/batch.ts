@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { measureSync } from './measure.js';
 import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, type Started } from './lib/procs.js';
-import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
+import { absoluteRow, envInt, machineInfo, median, printSummary, round, runMain, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
 import { APPROVAL_RULESET, SCENARIOS, jsPredicate } from './lib/scenarios.js';
 
 const ITEMS = 10_000;
@@ -224,11 +224,4 @@ async function main(): Promise<void> {
 
 const which = process.env['BENCH_BATCH_CONTENDER'];
 if (which) await child(which);
-else
-  await main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+else runMain(main);

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from './lib/load.js';
 import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, type Started } from './lib/procs.js';
-import { envInt, machineInfo, median, round, writeReport } from './lib/report.js';
+import { envInt, machineInfo, median, round, writeReport, runMain } from './lib/report.js';
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 
 const BEFORE = process.env['BENCH_BEFORE'];
@@ -126,10 +126,4 @@ async function main(): Promise<void> {
   console.log(`wrote ${file}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

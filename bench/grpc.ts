@@ -27,7 +27,7 @@ import { createInterface } from 'node:readline';
 import * as grpc from '@grpc/grpc-js';
 import { ruleServiceClient, ruleServiceDefinition } from '../src/transport/grpc/proto.js';
 import { cpuPlan, pinned } from './lib/procs.js';
-import { machineInfo, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
+import { machineInfo, runMain, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
 
 const HERE = import.meta.dirname;
 const ROOT = resolve(HERE, '..');
@@ -343,11 +343,4 @@ function round(n: number, digits = 1): number {
 
 
 if (process.argv.includes('--bare')) runBareServer();
-else
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+else runMain(main);

@@ -17,7 +17,7 @@
 import { cpus } from 'node:os';
 import { runLoad, loadTool, type LoadRound } from './lib/load.js';
 import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, type Started } from './lib/procs.js';
-import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
+import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 
 const SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
@@ -128,10 +128,4 @@ async function main(): Promise<void> {
   console.log(`wrote ${file}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -15,7 +15,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTool, runLoad } from './lib/load.js';
 import { cpuSeconds, spawnReady, type Started } from './lib/procs.js';
-import { envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, ROOT, type SummaryRow } from './lib/report.js';
+import { envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, ROOT, type SummaryRow, runMain } from './lib/report.js';
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 import { execFileSync } from 'node:child_process';
 
@@ -100,10 +100,4 @@ async function main(): Promise<void> {
   console.log(`wrote ${file}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

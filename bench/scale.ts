@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadTool, runLoad } from './lib/load.js';
 import { cpuPlan, rssBytes, startSvc } from './lib/procs.js';
-import { absoluteRow, envInt, machineInfo, median, printSummary, round, timeRow, writeReport, type SummaryRow } from './lib/report.js';
+import { absoluteRow, envInt, machineInfo, median, printSummary, round, timeRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
 
 const SIZES = (process.env['BENCH_SCALE_SIZES'] ?? '10,1000,10000').split(',').map(Number);
 const SEQUENTIAL = envInt('BENCH_SCALE_REQUESTS', 3000);
@@ -169,10 +169,4 @@ async function main(): Promise<void> {
   console.log(`wrote ${file}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

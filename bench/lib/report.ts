@@ -164,3 +164,14 @@ export function printSummary(rows: readonly SummaryRow[]): void {
     );
   }
 }
+
+/** Runs a suite's `main` and exits: 0 when it resolved, 1 (after printing the error) when it failed. */
+export function runMain(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
