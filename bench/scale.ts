@@ -1,11 +1,13 @@
 /**
  * Scale suite (issue 9): the real server started on a rules dir holding 10, 1,000 and 10,000
- * rulesets (generated into temp dirs: 5 decisions and 6 terminals each, distinct thresholds).
+ * rulesets (generated into temp dirs: 5 decisions and 4 terminals each, distinct thresholds).
  * For each size: time from spawn to "http listening" (rules loaded and compiled, listening),
  * RSS when ready and after the load, then execute latency and throughput:
  *   - latency: sequential requests on one keep-alive connection to random stored rulesets
  *     (median and p99, measured by the client);
- *   - throughput: wrk, 50 connections, each request to a random stored ruleset.
+ *   - throughput: wrk, 50 connections, each request to a random stored ruleset; at the largest
+ *     size also with the load on as few rulesets as the smallest size stores (storing many
+ *     rulesets vs spreading the traffic over them).
  * Targets: ready in under 5 s and under 512 MB RSS with 10,000 rulesets; latency flat from 10
  * to 10,000 (10,000 within 1.25x of 10, median of the sequential requests).
  *
@@ -97,6 +99,9 @@ interface SizeResult {
   latency_us_p99: number;
   rps: number | null;
   rps_p99_ms: number | null;
+  /** Throughput with the load on the first `hot_rulesets` rulesets only (largest size only). */
+  rps_hot: number | null;
+  hot_rulesets: number | null;
 }
 
 async function main(): Promise<void> {
@@ -114,6 +119,8 @@ async function main(): Promise<void> {
         const lat = await sequential(svc.url, n, SEQUENTIAL);
         let rps: number | null = null;
         let rpsP99: number | null = null;
+        let rpsHot: number | null = null;
+        let hotCount: number | null = null;
         if (tool.tool !== null) {
           const paths = Array.from({ length: Math.min(n, 10_000) }, (_, i) => `/api/v1/execute/rs-${String(i).padStart(5, '0')}`);
           runLoad({ url: `${svc.url}${paths[0]}`, body: BODY, connections: 50, seconds: 1, cpus: plan?.load ?? null, paths });
@@ -121,6 +128,15 @@ async function main(): Promise<void> {
           if (r.errors > 0) throw new Error(`${r.errors} failed requests at ${n} rulesets`);
           rps = r.rps;
           rpsP99 = r.p99_ms;
+          // The same load on as few rulesets as the smallest size stores: tells storing many
+          // rulesets apart from spreading the traffic over them (bench/NOTES.md, "Many rulesets").
+          if (tool.tool === 'wrk' && n === Math.max(...SIZES) && n > SIZES[0]!) {
+            const hotPaths = paths.slice(0, SIZES[0]);
+            const h = runLoad({ url: `${svc.url}${hotPaths[0]}`, body: BODY, connections: 50, seconds: LOAD_SECONDS, cpus: plan?.load ?? null, paths: hotPaths });
+            if (h.errors > 0) throw new Error(`${h.errors} failed requests at ${n} rulesets (hot set)`);
+            rpsHot = h.rps;
+            hotCount = hotPaths.length;
+          }
         }
         const res: SizeResult = {
           rulesets: n,
@@ -131,11 +147,14 @@ async function main(): Promise<void> {
           latency_us_p99: round(percentile(lat, 99), 1),
           rps,
           rps_p99_ms: rpsP99,
+          rps_hot: rpsHot,
+          hot_rulesets: hotCount,
         };
         results.push(res);
         console.log(
           `  ${String(n).padStart(6)} rulesets: ready ${res.ready_ms} ms, RSS ${res.rss_ready_mb} MB (after load ${res.rss_after_mb} MB), ` +
-            `latency p50 ${res.latency_us_p50} us p99 ${res.latency_us_p99} us, ${rps ?? '-'} req/s (p99 ${rpsP99 ?? '-'} ms)`,
+            `latency p50 ${res.latency_us_p50} us p99 ${res.latency_us_p99} us, ${rps ?? '-'} req/s (p99 ${rpsP99 ?? '-'} ms)` +
+            (rpsHot !== null ? `, ${rpsHot} req/s with the load on ${hotCount} of them` : ''),
         );
       } finally {
         await svc.stop();
@@ -152,7 +171,16 @@ async function main(): Promise<void> {
     timeRow(`execute latency p50 (sequential, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'us', big.latency_us_p50, small.latency_us_p50, `${small.rulesets} rulesets`, TARGET_FLAT, `p99 ${big.latency_us_p99} us vs ${small.latency_us_p99} us`),
   ];
   if (big.rps !== null && small.rps !== null) {
-    summary.push({ ...timeRow(`execute throughput (50 connections, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'req/s', big.rps, small.rps, `${small.rulesets} rulesets`, null), note: 'throughput: higher is better; ratio near 1 means flat' });
+    summary.push({
+      ...timeRow(`execute throughput (50 connections, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'req/s', big.rps, small.rps, `${small.rulesets} rulesets`, null),
+      note: 'throughput: higher is better. Uniform random over every stored ruleset is the worst case for CPU caches (bench/NOTES.md, "Many rulesets")',
+    });
+  }
+  if (big.rps_hot !== null && small.rps !== null) {
+    summary.push({
+      ...timeRow(`execute throughput (50 connections) with ${big.rulesets} rulesets stored, the load on ${big.hot_rulesets} of them, vs ${small.rulesets} rulesets`, 'req/s', big.rps_hot, small.rps, `${small.rulesets} rulesets`, null),
+      note: 'throughput: higher is better; ratio near 1: the number stored does not slow execution down',
+    });
   }
   printSummary(summary);
   const file = writeReport({
