@@ -19,14 +19,14 @@
  *
  * The svc server runs with its defaults (metrics on, audit sampling 10%, stdout discarded).
  */
-import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as grpc from '@grpc/grpc-js';
 import { ruleServiceClient, ruleServiceDefinition } from '../src/transport/grpc/proto.js';
-import { cpuPlan, pinned } from './lib/procs.js';
+import { cpuPlan, cpuSeconds, pinned } from './lib/procs.js';
 import { machineInfo, runMain, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
 
 const HERE = import.meta.dirname;
@@ -145,25 +145,6 @@ interface Round {
   /** CPU time (user + system) the server used during the round, and calls per CPU second. */
   readonly serverCpuSeconds?: number;
   readonly callsPerCpuSec?: number | null;
-}
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds used so far by process `pid` (Linux /proc), or NaN elsewhere. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Drives `address` with LOAD.clients channels × LOAD.inflight calls for `seconds`. */

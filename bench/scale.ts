@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadTool, runLoad } from './lib/load.js';
 import { cpuPlan, rssBytes, startSvc } from './lib/procs.js';
-import { absoluteRow, envInt, machineInfo, median, printSummary, round, timeRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
+import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, timeRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
 
 const SIZES = (process.env['BENCH_SCALE_SIZES'] ?? '10,1000,10000').split(',').map(Number);
 const SEQUENTIAL = envInt('BENCH_SCALE_REQUESTS', 3000);
@@ -172,13 +172,13 @@ async function main(): Promise<void> {
   ];
   if (big.rps !== null && small.rps !== null) {
     summary.push({
-      ...timeRow(`execute throughput (50 connections, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'req/s', big.rps, small.rps, `${small.rulesets} rulesets`, null),
+      ...throughputRow(`execute throughput (50 connections, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'req/s', big.rps, small.rps, `${small.rulesets} rulesets`, null),
       note: 'throughput: higher is better. Uniform random over every stored ruleset is the worst case for CPU caches (bench/NOTES.md, "Many rulesets")',
     });
   }
   if (big.rps_hot !== null && small.rps !== null) {
     summary.push({
-      ...timeRow(`execute throughput (50 connections) with ${big.rulesets} rulesets stored, the load on ${big.hot_rulesets} of them, vs ${small.rulesets} rulesets`, 'req/s', big.rps_hot, small.rps, `${small.rulesets} rulesets`, null),
+      ...throughputRow(`execute throughput (50 connections) with ${big.rulesets} rulesets stored, the load on ${big.hot_rulesets} of them, vs ${small.rulesets} rulesets`, 'req/s', big.rps_hot, small.rps, `${small.rulesets} rulesets`, null),
       note: 'throughput: higher is better; ratio near 1: the number stored does not slow execution down',
     });
   }

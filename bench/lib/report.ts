@@ -91,22 +91,24 @@ export function writeReport(report: SuiteReport): string {
 
 /** A summary row for a throughput (higher is better) against a baseline with a minimum ratio. */
 export function throughputRow(metric: string, unit: string, svc: number, baseline: number, baselineName: string, minRatio: number | null, note?: string): SummaryRow {
-  const ratio = baseline > 0 ? round(svc / baseline, 3) : null;
-  return {
-    metric,
-    unit,
-    svc,
-    baseline,
-    baseline_name: baselineName,
-    ratio,
-    target: minRatio === null ? null : `>= ${minRatio} x ${baselineName}`,
-    pass: minRatio === null || ratio === null ? null : ratio >= minRatio,
-    ...(note ? { note } : {}),
-  };
+  return ratioRow(metric, unit, svc, baseline, baselineName, minRatio === null ? null : { bound: minRatio, op: '>=' }, note);
 }
 
 /** A summary row for a time (lower is better) against a baseline with a maximum ratio. */
 export function timeRow(metric: string, unit: string, svc: number, baseline: number | null, baselineName: string | null, maxRatio: number | null, note?: string): SummaryRow {
+  return ratioRow(metric, unit, svc, baseline, baselineName, maxRatio === null ? null : { bound: maxRatio, op: '<=' }, note);
+}
+
+/** The row of `throughputRow` and `timeRow`: svc / baseline, checked against `target` when given. */
+function ratioRow(
+  metric: string,
+  unit: string,
+  svc: number,
+  baseline: number | null,
+  baselineName: string | null,
+  target: { bound: number; op: '>=' | '<=' } | null,
+  note?: string,
+): SummaryRow {
   const ratio = baseline !== null && baseline > 0 ? round(svc / baseline, 3) : null;
   return {
     metric,
@@ -115,8 +117,8 @@ export function timeRow(metric: string, unit: string, svc: number, baseline: num
     baseline,
     baseline_name: baselineName,
     ratio,
-    target: maxRatio === null ? null : `<= ${maxRatio} x ${baselineName}`,
-    pass: maxRatio === null || ratio === null ? null : ratio <= maxRatio,
+    target: target === null ? null : `${target.op} ${target.bound} x ${baselineName}`,
+    pass: target === null || ratio === null ? null : target.op === '>=' ? ratio >= target.bound : ratio <= target.bound,
     ...(note ? { note } : {}),
   };
 }
