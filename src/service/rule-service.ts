@@ -11,7 +11,7 @@ import type { ExecuteOptions, ExecutionStats } from '../ruleset/execute.js';
 import { isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
 import { ExecutionError, RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
-import type { PrepareFile, RuleRecord, RuleStore } from '../store/types.js';
+import type { PrepareFile, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
 import { ReusableClock } from './batch-clock.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError } from './errors.js';
@@ -164,9 +164,12 @@ export class RuleService implements RuleServiceApi {
       throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
     }
     const record = this.compileRecord(ctx.tenant, body, headerBlock(headerSignature));
-    // Tenant max_rulesets: creating one more is refused; updating an existing one is not.
-    if (this.tenancy !== null && !this.deps.store.get(ctx.tenant, record.name)) this.tenancy.assertCanCreate(ctx.tenant, this.deps.store.count(ctx.tenant));
-    const outcome = await this.persist(() => this.deps.store.put(record, { origin: 'api' }));
+    // Tenant max_rulesets: creating one more is refused; updating an existing one is not. Checked
+    // by the store under its write lock, so creates in flight together cannot overshoot it.
+    const tenancy = this.tenancy;
+    const options: WriteOptions =
+      tenancy === null ? { origin: 'api' } : { origin: 'api', beforeCreate: (held) => tenancy.assertCanCreate(ctx.tenant, held) };
+    const outcome = await this.persist(() => this.deps.store.put(record, options));
     if (outcome.created) {
       this.auditRule(ctx, 'rule_created', { rule_name: record.name, version: record.version, source_ip: ctx.sourceIp });
     } else {

@@ -135,6 +135,7 @@ export class FileStore implements RuleStore {
     }
     return this.lock.withWrite(async () => {
       const previous = this.records.get(record.tenant, record.name);
+      if (!previous && options.beforeCreate) options.beforeCreate(this.records.count(record.tenant));
       if (options.persist !== false) await this.persistPut(record, previous);
       this.records.set(record);
       this.emitter.emit({ type: 'put', record, previous, origin: options.origin });

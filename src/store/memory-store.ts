@@ -54,6 +54,7 @@ export class MemoryStore implements RuleStore {
   async put(record: RuleRecord, options: WriteOptions): Promise<PutOutcome> {
     assertStorableRecord(record);
     return this.lock.withWrite(() => {
+      if (options.beforeCreate && !this.records.get(record.tenant, record.name)) options.beforeCreate(this.records.count(record.tenant));
       const previous = this.records.set(record);
       this.emitter.emit({ type: 'put', record, previous, origin: options.origin });
       return previous ? { created: false, previous } : { created: true };

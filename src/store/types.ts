@@ -41,6 +41,12 @@ export interface WriteOptions {
    * The watcher passes false: the file is already on disk.
    */
   readonly persist?: boolean;
+  /**
+   * Called by `put` under the write lock when the record's name is new in its tenant, with the
+   * number of records the tenant holds; throwing refuses the write (nothing is stored). A limit
+   * checked here holds however many creates are in flight (tenant `max_rulesets`).
+   */
+  readonly beforeCreate?: (held: number) => void;
 }
 
 /** Outcome of `put`. */

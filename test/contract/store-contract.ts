@@ -56,6 +56,29 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       assert.equal(store.count(), 1);
     });
 
+    it('beforeCreate runs under the lock for a new name only, with the tenant count; throwing stores nothing', async () => {
+      const seen: number[] = [];
+      await store.put(rec('a'), { origin: 'api', beforeCreate: (held) => seen.push(held) });
+      await store.put(rec('b'), { origin: 'api', beforeCreate: (held) => seen.push(held) });
+      await store.put(rec('a', { version: '2' }), { origin: 'api', beforeCreate: (held) => seen.push(held) });
+      assert.deepEqual(seen, [0, 1], 'called for the two creates, not for the update');
+      const before = events.length;
+      const refuse = () => {
+        throw new Error('limit reached');
+      };
+      await assert.rejects(store.put(rec('c'), { origin: 'api', beforeCreate: refuse }), /limit reached/);
+      assert.equal(store.get('default', 'c'), undefined);
+      assert.equal(store.count('default'), 2);
+      assert.equal(events.length, before, 'no event for a refused create');
+      // An update of an existing name never asks.
+      await store.put(rec('b', { version: '2' }), { origin: 'api', beforeCreate: refuse });
+      assert.equal(store.get('default', 'b')?.version, '2');
+      // Concurrent creates each see the count left by the ones before them.
+      const counts: number[] = [];
+      await Promise.all(['x', 'y', 'z'].map((n) => store.put(rec(n), { origin: 'api', beforeCreate: (held) => counts.push(held) })));
+      assert.deepEqual(counts, [2, 3, 4]);
+    });
+
     it('list is sorted by name (code point order), count and tenants follow the content', async () => {
       for (const name of ['c', 'a', 'B', 'b']) await store.put(rec(name), { origin: 'api' });
       await store.put(rec('z', { tenant: 't1' }), { origin: 'api' });

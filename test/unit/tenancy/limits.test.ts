@@ -94,6 +94,34 @@ describe('max_rulesets', () => {
   });
 });
 
+describe('max_rulesets under concurrent creates', () => {
+  // The limit is checked under the store's write lock: creates in flight together cannot pass
+  // the check each on the same count and overshoot the limit (memory store and file store).
+  for (const rulesDir of [false, true]) {
+    test(`${rulesDir ? 'file' : 'memory'} store: 6 concurrent creates with max_rulesets 2 store exactly 2`, async () => {
+      const h = await makeTenancyHarness(rulesDir ? { rulesDir: true } : {});
+      try {
+        await h.request('POST', '/api/v1/tenants', { id: 'small', max_rulesets: 2 });
+        const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+        const answers = await Promise.all(names.map((n) => h.request('POST', '/api/v1/rulesets', codeRules(n, 'X'), 'small')));
+        const created = answers.filter((a) => a.status === 200);
+        const refused = answers.filter((a) => a.status === 400);
+        assert.equal(created.length, 2, JSON.stringify(answers.map((a) => a.status)));
+        assert.equal(refused.length, 4);
+        for (const r of refused) assert.equal(r.body.error, "tenant 'small' already holds 2 rulesets, its max_rulesets limit is 2: delete a ruleset or raise the limit");
+        const listed = await h.request('GET', '/api/v1/rulesets', undefined, 'small');
+        assert.equal(listed.body.length, 2);
+        // Concurrent writes of one existing name are updates: never refused by the limit.
+        const stored = listed.body.map((r: { name: string }) => r.name) as string[];
+        const updates = await Promise.all(stored.flatMap((n) => [1, 2, 3].map((v) => h.request('POST', '/api/v1/rulesets', codeRules(n, 'Y', `${v}.0.0`), 'small'))));
+        assert.deepEqual(updates.map((u) => u.status), [200, 200, 200, 200, 200, 200]);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
+
 describe('execution timeout: ruleset > tenant > server', () => {
   let h: TenancyHarness;
   before(async () => {
