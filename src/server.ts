@@ -27,6 +27,12 @@ export interface RunningServer {
   readonly httpUrl: string | null;
   /** Stops accepting, waits for in-flight work, writes `server_stopped`, closes files. */
   close(): Promise<void>;
+  /**
+   * For the shutdown timeout: writes `server_stopped` with `forced: true` (unless `close`
+   * already wrote it) and closes the audit file so the line reaches it, without waiting for
+   * the work still in flight. The process is expected to exit right after.
+   */
+  abort(): Promise<void>;
 }
 
 /** Starts a server from a parsed config. Rejects (after logging) when it cannot start. */
@@ -127,6 +133,12 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   audit.write('server_started', { version: VERSION, rules_count: store.count() });
 
   let closing: Promise<void> | undefined;
+  let stopped = false;
+  const writeStopped = (fields: Record<string, unknown>): void => {
+    if (stopped) return;
+    stopped = true;
+    audit.write('server_stopped', { uptime_seconds: Math.floor((Date.now() - startedAt) / 1000), ...fields });
+  };
   return {
     service,
     logger,
@@ -136,11 +148,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         await Promise.allSettled(closers.map((c) => c()));
         // Spans of the requests just finished are exported before exit.
         await tracing?.shutdown().catch((err: unknown) => logger.warn({ err: (err as Error)?.message }, 'trace export flush failed'));
-        audit.write('server_stopped', { uptime_seconds: Math.floor((Date.now() - startedAt) / 1000) });
+        writeStopped({});
         await audit.close();
         process.off('exit', flushAudit);
       })();
       return closing;
+    },
+    async abort() {
+      writeStopped({ forced: true });
+      await audit.close();
     },
   };
 }

@@ -18,6 +18,8 @@ process.stdout.on('error', (err) => logger.warn({ err: err.message }, 'stdout wr
 // once and closes the server as soon as it is up, instead of killing the process without
 // `server_stopped`.
 let server: Awaited<ReturnType<typeof startServer>> | undefined;
+/** After the shutdown timeout: how long the audit file may take to close before exit 1. */
+const ABORT_GRACE_MS = 1000;
 let stopping = false;
 const shutdown = (signal: NodeJS.Signals) => {
   if (stopping) return;
@@ -25,7 +27,13 @@ const shutdown = (signal: NodeJS.Signals) => {
   logger.info({ signal, timeout_secs: config.shutdownTimeoutSecs }, 'shutting down');
   const deadline = setTimeout(() => {
     logger.warn({ timeout_secs: config.shutdownTimeoutSecs }, 'shutdown timeout reached; exiting with work in flight');
-    process.exit(1);
+    process.exitCode = 1;
+    if (!server) process.exit(1);
+    // `server_stopped` (forced) still reaches the audit file; closing it takes milliseconds,
+    // and at most ABORT_GRACE_MS is waited for it.
+    const exit = () => process.exit(1);
+    setTimeout(exit, ABORT_GRACE_MS).unref();
+    server.abort().then(exit, exit);
   }, config.shutdownTimeoutSecs * 1000);
   deadline.unref();
   if (server) closeAndExit(server);

@@ -76,8 +76,9 @@ describe('svc-server: graceful shutdown', () => {
     }
   });
 
-  it('a request that never finishes: the shutdown timeout, counted from the signal, ends the process (exit 1)', async () => {
-    const server = await startServer(['--disable-grpc', '--shutdown-timeout-secs', '1', '--request-timeout-secs', '0']);
+  it('a request that never finishes: the shutdown timeout, counted from the signal, ends the process (exit 1) with server_stopped (forced) in stdout and the audit file', async () => {
+    const audit = tempDir('svc-http-forced-');
+    const server = await startServer(['--disable-grpc', '--shutdown-timeout-secs', '1', '--request-timeout-secs', '0', '--audit-dir', audit.path]);
     const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
     const connected = new Promise((resolve) => socket.once('connect', resolve));
     try {
@@ -90,9 +91,23 @@ describe('svc-server: graceful shutdown', () => {
       server.child.kill('SIGTERM');
       await server.waitForLog((l) => l['msg'] === 'shutdown timeout reached; exiting with work in flight', 15_000);
       assert.equal(await server.stop(), 1);
+      const stopped = server.stdout.at(-1)!;
+      assert.equal(stopped['event'], 'server_stopped');
+      assert.equal(stopped['forced'], true);
+      assert.ok(Number.isInteger(stopped['uptime_seconds']));
+      assert.equal(server.stdout.filter((l) => l['event'] === 'server_stopped').length, 1, 'written once');
+      const files = readdirSync(audit.path).filter((f) => /^audit-\d{4}-\d{2}-\d{2}\.jsonl$/.test(f));
+      const lines = files.sort().flatMap((f) => readFileSync(join(audit.path, f), 'utf8').trim().split('\n')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.deepEqual(
+        lines.map((l) => l['event']),
+        ['server_started', 'server_stopped'],
+        'the audit file ends with the forced server_stopped',
+      );
+      assert.equal(lines.at(-1)!['forced'], true);
     } finally {
       socket.destroy();
       await server.stop('SIGKILL');
+      audit.remove();
     }
   });
 });
