@@ -18,6 +18,10 @@ export interface TenancyPort {
    * `timeout_ms` still wins inside the engine (ruleset > tenant > server).
    */
   executeOptions(tenant: string, base: ExecuteOptions): ExecuteOptions;
-  /** Throws BAD_REQUEST when a tenant holding `held` rulesets may not create one more (`max_rulesets`). */
+  /**
+   * Called under the store's write lock before a ruleset is created: throws TENANT_NOT_FOUND
+   * when the tenant no longer exists (deleted while the request was on its way), BAD_REQUEST
+   * when a tenant holding `held` rulesets may not create one more (`max_rulesets`).
+   */
   assertCanCreate(tenant: string, held: number): void;
 }

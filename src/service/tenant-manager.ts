@@ -106,7 +106,10 @@ export class TenantManager implements TenantManagerApi {
     this.guard.assertWritable();
     assertId(id);
     if (id === DEFAULT_TENANT) throw new ServiceError('CONFLICT', `the '${DEFAULT_TENANT}' tenant cannot be deleted`);
-    await this.serial(async () => {
+    // NOTE: the check and the removal run under the store's write lock, as does a ruleset
+    // create's tenant check (TenancyPort.assertCanCreate): a create in flight either lands first
+    // (409 here) or finds the tenant gone (404 there), never leaving a ruleset without a tenant.
+    await this.serial(() => this.deps.store.exclusive(async () => {
       if (!this.deps.registry.get(id)) throw notFound(id);
       const held = this.deps.store.list(id).map((r) => r.name);
       if (held.length > 0) {
@@ -120,7 +123,7 @@ export class TenantManager implements TenantManagerApi {
       await this.persist(this.deps.registry.persistable().filter((r) => r.id !== id));
       this.deps.registry.remove(id, 'api');
       this.deps.audit.write('tenant_deleted', { tenant_id: id, source_ip: ctx.sourceIp });
-    });
+    }));
   }
 
   /**

@@ -71,7 +71,9 @@ export class TenantRegistry implements TenancyPort {
   }
 
   assertCanCreate(tenant: string, held: number): void {
-    const max = this.states.get(tenant)?.record.max_rulesets ?? null;
+    const st = this.states.get(tenant);
+    if (st === undefined) throw new ServiceError('TENANT_NOT_FOUND', `tenant '${clip(tenant)}' not found`);
+    const max = st.record.max_rulesets;
     if (max !== null && held >= max) {
       throw new ServiceError(
         'BAD_REQUEST',

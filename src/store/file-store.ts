@@ -143,6 +143,10 @@ export class FileStore implements RuleStore {
     });
   }
 
+  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    return this.lock.withWrite(fn);
+  }
+
   async delete(tenant: string, name: string, options: WriteOptions): Promise<RuleRecord | undefined> {
     assertValidTenant(tenant);
     assertValidName(name);

@@ -61,6 +61,10 @@ export class MemoryStore implements RuleStore {
     });
   }
 
+  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    return this.lock.withWrite(fn);
+  }
+
   async delete(tenant: string, name: string, options: WriteOptions): Promise<RuleRecord | undefined> {
     assertValidTenant(tenant);
     assertValidName(name);

@@ -108,6 +108,12 @@ export interface RuleStore {
   put(record: RuleRecord, options: WriteOptions): Promise<PutOutcome>;
   /** Deletes a record and its history. Resolves to the deleted record, or undefined when absent. */
   delete(tenant: string, name: string, options: WriteOptions): Promise<RuleRecord | undefined>;
+  /**
+   * Runs `fn` under the store's write lock: no `put` or `delete` runs meanwhile. For a check on
+   * the store's content that must hold until a related change is made (a tenant is deleted only
+   * while it owns no ruleset). `fn` must not call `put` or `delete` (it would wait for itself).
+   */
+  exclusive<T>(fn: () => Promise<T> | T): Promise<T>;
 
   /** Stored versions, newest first (empty in memory mode). */
   versions(tenant: string, name: string): Promise<VersionEntry[]>;

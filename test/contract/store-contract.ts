@@ -79,6 +79,28 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       assert.deepEqual(counts, [2, 3, 4]);
     });
 
+    it('exclusive: a put waits until the exclusive section ends, and the section sees the store unchanged', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let seenInside = -1;
+      const section = store.exclusive(async () => {
+        await gate;
+        seenInside = store.count();
+        return 'done';
+      });
+      const put = store.put(rec('a'), { origin: 'api' });
+      let putSettled = false;
+      void put.then(() => (putSettled = true));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(putSettled, false, 'the put waits for the section');
+      assert.equal(store.get('default', 'a'), undefined);
+      release();
+      assert.equal(await section, 'done');
+      assert.equal(seenInside, 0);
+      assert.deepEqual(await put, { created: true });
+      assert.equal(store.count(), 1);
+    });
+
     it('list is sorted by name (code point order), count and tenants follow the content', async () => {
       for (const name of ['c', 'a', 'B', 'b']) await store.put(rec(name), { origin: 'api' });
       await store.put(rec('z', { tenant: 't1' }), { origin: 'api' });

@@ -5,6 +5,8 @@
  * (ruleset > tenant > server).
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { codeRules, loopRules, makeTenancyHarness, type TenancyHarness } from './harness.js';
 
@@ -115,6 +117,35 @@ describe('max_rulesets under concurrent creates', () => {
         const stored = listed.body.map((r: { name: string }) => r.name) as string[];
         const updates = await Promise.all(stored.flatMap((n) => [1, 2, 3].map((v) => h.request('POST', '/api/v1/rulesets', codeRules(n, 'Y', `${v}.0.0`), 'small'))));
         assert.deepEqual(updates.map((u) => u.status), [200, 200, 200, 200, 200, 200]);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
+
+describe('a ruleset create racing its tenant delete', () => {
+  // The delete's "owns no rulesets" check and the create's "tenant exists" check run under the
+  // store's write lock: one of the two wins whole, and no ruleset outlives its tenant.
+  for (const rulesDir of [false, true]) {
+    test(`${rulesDir ? 'file' : 'memory'} store: either the create wins (delete 409) or the delete wins (create 404), 20 times`, async () => {
+      const h = await makeTenancyHarness(rulesDir ? { rulesDir: true } : {});
+      try {
+        for (let i = 0; i < 20; i++) {
+          const id = `t${i}`;
+          assert.equal((await h.request('POST', '/api/v1/tenants', { id })).status, 201);
+          const [put, del] = await Promise.all([
+            h.request('POST', '/api/v1/rulesets', codeRules('r', 'X'), id),
+            h.request('DELETE', `/api/v1/tenants/${id}`),
+          ]);
+          const outcome = `${put.status}/${del.status}`;
+          assert.ok(outcome === '200/409' || outcome === '404/204', `create/delete answered ${outcome}`);
+          const tenantExists = (await h.request('GET', `/api/v1/tenants/${id}`)).status === 200;
+          const held = h.store.list(id).length;
+          assert.equal(tenantExists, outcome === '200/409');
+          assert.equal(held, tenantExists ? 1 : 0, `${held} rulesets stored for ${tenantExists ? 'a live' : 'a deleted'} tenant`);
+          if (h.rulesDir !== null) assert.equal(existsSync(join(h.rulesDir, 'tenants', id, 'r.json')), tenantExists);
+        }
       } finally {
         await h.close();
       }
