@@ -5,7 +5,7 @@
  * file watcher on a shared rules dir (`tenants.json` and `tenants/<id>/`).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { http, type ServerProcess } from '../helpers/server-process.js';
@@ -103,6 +103,23 @@ describe('tenants through the file watcher on a shared rules dir', () => {
     await http(writer.url, 'POST', '/api/v1/rulesets', ruleset('pricing', '1.0.0', 'GLOBEX'), as('globex'));
     await waitFor('the globex rule on the reader', async () => (await codeOn(reader.url, 'globex', 'pricing')) === 'GLOBEX', 15_000);
     assert.equal(await codeOn(reader.url, 'default', 'pricing'), 'NOT_FOUND', 'not in the default tenant');
+  });
+
+  it('later edits by hand in tenants/<id>/, a dir made after the watchers started, are reloaded by both', async () => {
+    // tenants/ and tenants/globex/ did not exist when the watchers started (the previous test's
+    // first write made them): edits there must still be seen, not wait for a restart.
+    assert.equal((await http(writer.url, 'POST', '/api/v1/rulesets', ruleset('quotes', '1.0.0', 'Q1'), as('globex'))).status, 200);
+    await waitFor('quotes on the reader', async () => (await codeOn(reader.url, 'globex', 'quotes')) === 'Q1', 15_000);
+    const file = join(dir, 'tenants', 'globex', 'quotes.json');
+    writeFileSync(file, JSON.stringify(ruleset('quotes', '2.0.0', 'Q2_EDITED')));
+    for (const p of [writer, reader]) {
+      await waitFor(`the edit on ${p.url}`, async () => (await codeOn(p.url, 'globex', 'quotes')) === 'Q2_EDITED', 15_000);
+    }
+    writeFileSync(`${file}.tmp`, JSON.stringify(ruleset('quotes', '3.0.0', 'Q3_RENAMED')));
+    renameSync(`${file}.tmp`, file);
+    for (const p of [writer, reader]) {
+      await waitFor(`the renamed-in file on ${p.url}`, async () => (await codeOn(p.url, 'globex', 'quotes')) === 'Q3_RENAMED', 15_000);
+    }
   });
 
   it('a rule file put under tenants/<id>/ before the tenant exists is served once the tenant is created', async () => {
