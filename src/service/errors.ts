@@ -4,6 +4,7 @@
  * Transports never invent codes: they map `ServiceError` through this table.
  * `docs/errors.md` documents every entry, and a test keeps the two in agreement.
  */
+import { ExecutionError } from '../ruleset/result.js';
 
 /** gRPC status numbers (kept here so the service does not import the gRPC library). */
 export const GrpcStatus = {
@@ -80,4 +81,16 @@ export class ServiceError extends Error {
   toBody(): Record<string, unknown> {
     return { error: this.message, code: this.code, ...this.details };
   }
+}
+
+/** Maps any thrown value to a ServiceError (execution errors keep their meaning). */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof ExecutionError) {
+    if (err.code === 'TIMEOUT') {
+      return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs ?? null });
+    }
+    return new ServiceError('INTERNAL_ERROR', err.message);
+  }
+  return new ServiceError('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`);
 }

@@ -5,21 +5,20 @@
  */
 import { ExprRuntimeError, ExprSyntaxError, cachedEvaluator } from '../expr/index.js';
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
-import { compileRuleset, execute as executeRuleset } from '../ruleset/index.js';
+import { compileRuleset } from '../ruleset/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
-import type { ExecuteOptions, ExecutionStats } from '../ruleset/execute.js';
 import { isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
-import { ExecutionError, RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
+import { RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { PrepareFile, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
-import { ReusableClock } from './batch-clock.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
-import { ServiceError } from './errors.js';
-import type { ExecutionSpan, ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
+import { ServiceError, toServiceError } from './errors.js';
+import { ExecutionRunner } from './execution-runner.js';
+import { isPlainObject } from './json-object.js';
+import type { ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
 import type { TenancyPort } from './tenancy-port.js';
 import type {
-  BatchItem,
   BatchResult,
   CallContext,
   EvalResult,
@@ -68,15 +67,6 @@ export interface RuleServiceDeps {
   readonly tenancy?: TenancyPort;
 }
 
-/** What the traced execution path needs, built once when a tracer is given. */
-interface TracedExecution {
-  readonly tracer: ServiceTracer;
-  /** Filled by every traced execution (execute is synchronous: read right after the call). */
-  readonly stats: ExecutionStats;
-  readonly plain: ExecuteOptions;
-  readonly withTrace: ExecuteOptions;
-}
-
 /** Outcome of applying a change that came from the broker or the watcher. */
 export type ApplyOutcome = 'applied' | 'unchanged' | 'rejected';
 
@@ -84,12 +74,8 @@ export type ApplyOutcome = 'applied' | 'unchanged' | 'rejected';
 export class RuleService implements RuleServiceApi {
   private readonly guard: RoleGuard;
   private readonly startedAt: number;
-  private readonly execPlain: ExecuteOptions;
-  /** The execution clock (`deps.clock`); batches reuse one reading per item boundary. */
-  private readonly clock: ReusableClock;
-  private readonly execTraced: ExecuteOptions;
-  /** Null when tracing is off: `run` then checks this one field and nothing else. */
-  private readonly traced: TracedExecution | null;
+  /** Executions (engine call, metrics, sampled audit, spans): ./execution-runner.ts. */
+  private readonly runner: ExecutionRunner;
   private syncStatusFn: (() => Record<string, unknown>) | undefined;
   /** Null without multi-tenancy: every tenant check is then this one field test. */
   private readonly tenancy: TenancyPort | null;
@@ -102,23 +88,17 @@ export class RuleService implements RuleServiceApi {
     this.startedAt = deps.now();
     this.syncStatusFn = deps.syncStatus;
     this.tenancy = deps.tenancy ?? null;
-    const log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) =>
-      deps.logger[level]({ ...fields, source: 'ruleset' }, message);
-    // NOTE: the two option objects are built once; the hot path allocates none.
-    this.clock = new ReusableClock(deps.clock);
-    this.execPlain = Object.freeze({ trace: false, clock: this.clock.read, timeoutMs: options.executionTimeoutMs, maxSteps: options.maxSteps, log });
-    this.execTraced = Object.freeze({ ...this.execPlain, trace: true });
-    if (deps.tracer) {
-      const stats: ExecutionStats = { steps: 0 };
-      this.traced = Object.freeze({
-        tracer: deps.tracer,
-        stats,
-        plain: Object.freeze({ ...this.execPlain, stats }),
-        withTrace: Object.freeze({ ...this.execTraced, stats }),
-      });
-    } else {
-      this.traced = null;
-    }
+    this.runner = new ExecutionRunner({
+      executionTimeoutMs: options.executionTimeoutMs,
+      maxSteps: options.maxSteps,
+      metrics: deps.metrics,
+      audit: deps.audit,
+      sampler: deps.sampler,
+      logger: deps.logger,
+      clock: deps.clock,
+      tenancy: this.tenancy,
+      ...(deps.tracer ? { tracer: deps.tracer } : {}),
+    });
   }
 
   /** The store behind the façade (for wiring sync adapters). */
@@ -221,7 +201,7 @@ export class RuleService implements RuleServiceApi {
   execute(ctx: CallContext, name: string, input: unknown, trace: boolean): ExecutionResult {
     const rec = this.record(ctx, name, 1);
     if (!isPlainObject(input)) throw new ServiceError('BAD_REQUEST', 'input must be a JSON object');
-    return this.run(ctx, rec, input, trace);
+    return this.runner.run(ctx, rec, input, trace);
   }
 
   executeBatch(ctx: CallContext, name: string, inputs: unknown, trace: boolean): BatchResult {
@@ -233,29 +213,7 @@ export class RuleService implements RuleServiceApi {
     }
     // NOTE (docs/tenancy.md): a batch costs one rate-limit token per input.
     if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, inputs.length);
-    const clock = this.clock;
-    const started = clock.read();
-    const results: BatchItem[] = new Array(inputs.length);
-    let success = 0;
-    try {
-      for (let i = 0; i < inputs.length; i++) {
-        const input = inputs[i];
-        try {
-          if (!isPlainObject(input)) throw new ServiceError('BAD_REQUEST', `inputs[${i}] must be a JSON object`);
-          // NOTE (speed, issue 9): this item starts at the previous reading (./batch-clock.ts).
-          clock.reuseNext();
-          results[i] = this.run(ctx, rec, input, trace);
-          success++;
-        } catch (err) {
-          const e = err instanceof ServiceError ? err : toServiceError(err);
-          results[i] = { error: e.message, code: e.code };
-        }
-      }
-    } finally {
-      clock.cancel();
-    }
-    const total_duration_us = Math.round((clock.read() - started) * 1000);
-    return { results, summary: { total: inputs.length, success, failed: inputs.length - success, total_duration_us } };
+    return this.runner.batch(ctx, rec, inputs, trace);
   }
 
   evaluate(ctx: CallContext, expression: unknown, context: unknown): EvalResult {
@@ -358,12 +316,7 @@ export class RuleService implements RuleServiceApi {
       this.deps.logger.warn({ tenant, origin, err: errorMessage(err) }, 'rejected a synchronized ruleset');
       return 'rejected';
     }
-    const local = this.deps.store.get(tenant, record.name);
-    if (local && local.version === record.version && canonicalJson(local.doc) === canonicalJson(record.doc)) {
-      return 'unchanged';
-    }
-    await this.deps.store.put(record, { origin, persist });
-    return 'applied';
+    return this.applyRecord(record, origin, persist);
   }
 
   /**
@@ -423,76 +376,10 @@ export class RuleService implements RuleServiceApi {
     return signature ? { ...record, signature } : record;
   }
 
-  /** Runs one execution with metrics and sampled audit. */
-  private run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
-    if (this.traced !== null) return this.runTraced(ctx, rec, input, trace, this.traced);
-    const { metrics } = this.deps;
-    metrics.activeInc();
-    let result: ExecutionResult;
-    try {
-      result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? this.execTraced : this.execPlain));
-    } catch (err) {
-      metrics.activeDec();
-      const us = failedAfterUs(err);
-      metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
-      this.auditExecution(ctx, rec.name, us, 'error');
-      throw toServiceError(err);
-    }
-    metrics.activeDec();
-    metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
-    this.auditExecution(ctx, rec.name, result.duration_us, 'success');
-    return result;
-  }
-
-  /**
-   * `run` with an execution span (tracing on): the same metrics and audit, plus the span
-   * (ruleset, result code, step count) and `trace_id`/`span_id` on the audit line.
-   */
-  private runTraced(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean, traced: TracedExecution): ExecutionResult {
-    const { metrics } = this.deps;
-    const span = traced.tracer.startExecution(ctx.traceContext, rec.name, rec.version, rec.tenant);
-    traced.stats.steps = 0;
-    metrics.activeInc();
-    let result: ExecutionResult;
-    try {
-      result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? traced.withTrace : traced.plain));
-    } catch (err) {
-      metrics.activeDec();
-      const us = failedAfterUs(err);
-      metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
-      const e = toServiceError(err);
-      span.failed(e.code, e.message, traced.stats.steps);
-      this.auditExecution(ctx, rec.name, us, 'error', span);
-      throw e;
-    }
-    metrics.activeDec();
-    metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
-    span.succeeded(result.code, traced.stats.steps);
-    this.auditExecution(ctx, rec.name, result.duration_us, 'success', span);
-    return result;
-  }
-
-  /** Execute options for a record: `base`, or its tenant's copy with `execution_timeout_ms`. */
-  private optionsFor(rec: RuleRecord, base: ExecuteOptions): ExecuteOptions {
-    return this.tenancy === null ? base : this.tenancy.executeOptions(rec.tenant, base);
-  }
-
   /** Writes a rule audit event; in multi-tenancy mode it names the tenant (`tenant_id`). */
   private auditRule(ctx: CallContext, event: string, fields: Record<string, unknown>): void {
     if (this.tenancy !== null) fields['tenant_id'] = ctx.tenant;
     this.deps.audit.write(event, fields);
-  }
-
-  private auditExecution(ctx: CallContext, name: string, durationUs: number, result: 'success' | 'error', span?: ExecutionSpan): void {
-    if (!this.deps.sampler.shouldSample()) return;
-    const fields: Record<string, unknown> = { rule_name: name, duration_us: durationUs, result, source_ip: ctx.sourceIp };
-    // With tracing on, the line names its execution span (docs/observability.md).
-    if (span !== undefined) {
-      fields['trace_id'] = span.traceId;
-      fields['span_id'] = span.spanId;
-    }
-    if (this.tenancy !== null) fields['tenant_id'] = ctx.tenant;
-    this.deps.audit.write('rule_executed', fields);
   }
 
   /** Runs a store write; a storage failure becomes a 500 that says what failed. */
@@ -505,23 +392,6 @@ export class RuleService implements RuleServiceApi {
       throw new ServiceError('INTERNAL_ERROR', `storage write failed: ${errorMessage(err)}`);
     }
   }
-}
-
-/** Microseconds an execution ran before it failed (0 when unknown). */
-function failedAfterUs(err: unknown): number {
-  return err instanceof ExecutionError ? err.durationUs : 0;
-}
-
-/** Maps any thrown value to a ServiceError (execution errors keep their meaning). */
-export function toServiceError(err: unknown): ServiceError {
-  if (err instanceof ServiceError) return err;
-  if (err instanceof ExecutionError) {
-    if (err.code === 'TIMEOUT') {
-      return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs ?? null });
-    }
-    return new ServiceError('INTERNAL_ERROR', err.message);
-  }
-  return new ServiceError('INTERNAL_ERROR', `internal error: ${errorMessage(err)}`);
 }
 
 function notFound(name: string): ServiceError {
@@ -545,11 +415,6 @@ function stripSignature(body: unknown): unknown {
   if (!isPlainObject(body) || !Object.hasOwn(body, '_signature')) return body;
   const { _signature: _, ...rest } = body as Record<string, unknown>;
   return rest;
-}
-
-/** True for a JSON object (not an array, not null). */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function errorMessage(err: unknown): string {

@@ -6,8 +6,7 @@
  * DEADLINE_EXCEEDED).
  */
 import { Metadata, type StatusObject } from '@grpc/grpc-js';
-import { ServiceError } from '../../service/errors.js';
-import { toServiceError } from '../../service/rule-service.js';
+import { ServiceError, toServiceError } from '../../service/errors.js';
 
 /** Trailing metadata key holding the catalog code of an error status. */
 export const ERROR_CODE_METADATA_KEY = 'svc-error-code';

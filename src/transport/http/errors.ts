@@ -2,8 +2,7 @@
  * Maps whatever reached the HTTP error handler (a ServiceError from the façade, a Fastify
  * error, anything else) to a catalog error, so every error body is `{error, code, ...}`.
  */
-import { ServiceError, type ErrorCode } from '../../service/errors.js';
-import { toServiceError } from '../../service/rule-service.js';
+import { type ErrorCode, ServiceError, toServiceError } from '../../service/errors.js';
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',

@@ -4,7 +4,7 @@
  * the fastify routes (app.ts) and the fast path (fast-path.ts), so that both answer alike.
  */
 import { ServiceError } from '../../service/errors.js';
-import { isPlainObject } from '../../service/rule-service.js';
+import { isPlainObject } from '../../service/json-object.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { serializeEval, serializeExecution } from './serialize.js';
 
