@@ -1,6 +1,6 @@
 /**
  * The documented NULL behaviour of SQL filters (docs/filter.md "NULL columns"), checked in real
- * PostgreSQL and SQLite, with mingo and the engine alongside.
+ * PostgreSQL, MariaDB and SQLite, with mingo and the engine alongside.
  *
  * SQL's three-valued logic makes an atom on a NULL column NULL (not selected), while the engine
  * reads null as a value: `null != 1` is true there. So exactly the negative conditions (`!=` a
@@ -109,6 +109,9 @@ for (const [condition, engineSelects, sqlSelects] of TABLE) {
     const liteRows = dbs.selectSqlite(sql);
     assert.ok(liteRows instanceof Set, `SQLite failed on ${sql}`);
     assert.equal(liteRows.has(0), sqlSelects, `SQLite: ${sql}`);
+    const [mariaRows] = await dbs.selectMaria([sql]);
+    assert.ok(mariaRows instanceof Set, `MariaDB failed on ${sql}`);
+    assert.equal(mariaRows.has(0), sqlSelects, `MariaDB: ${sql}`);
     // SQL never selects a NULL row the engine skips.
     if (!engineSelects) assert.equal(sqlSelects, false);
 

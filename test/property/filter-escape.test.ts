@@ -1,7 +1,8 @@
 /**
  * Escaping, proven on arbitrary text (fast-check): a quoted SQL string literal reads back as the
- * same text in SQLite and PostgreSQL; a LIKE pattern built for contains / starts_with /
- * ends_with matches exactly when the engine's function is true (SQLite, PostgreSQL); the Mongo
+ * same text in SQLite, PostgreSQL and MariaDB (with `NO_BACKSLASH_ESCAPES`, docs/filter.md); a
+ * LIKE pattern built for contains / starts_with / ends_with matches exactly when the engine's
+ * function is true (SQLite, PostgreSQL, MariaDB); the Mongo
  * `$regex` text matches exactly when the engine's function is true (JavaScript RegExp, mingo).
  * Strings mix every special character (quotes, `!`, `%`, `_`, backslash, regex metacharacters,
  * newlines) with arbitrary Unicode (no NUL: PostgreSQL text cannot hold it).
@@ -90,5 +91,18 @@ test('string literals and LIKE patterns in PostgreSQL (one batched query)', asyn
     const s = samples[r.i]!;
     assert.equal(r.v, s.haystack, `literal ${JSON.stringify(s.haystack)}`);
     assert.equal(r.m, engine(s.kind, s.haystack, s.needle), `${s.kind}(${JSON.stringify(s.haystack)}, ${JSON.stringify(s.needle)})`);
+  }
+});
+
+test('string literals and LIKE patterns in MariaDB with NO_BACKSLASH_ESCAPES (one batched query)', async () => {
+  const samples = fc.sample(pair, { numRuns: RUNS, seed: Number(process.env['FILTER_PROPERTY_SEED'] ?? Date.now() % 2 ** 31) });
+  const rows = samples.map(({ needle, haystack, kind: k }, i) => `SELECT ${i} AS i, ${sqlString(haystack)} AS v, ${likePattern(k, needle)} AS p`).join('\nUNION ALL\n');
+  const [res] = await dbs.maria.query(`SELECT i, v, v LIKE p ESCAPE '!' AS m FROM (${rows}) AS samples`);
+  const out = res as { i: number; v: string; m: number }[];
+  assert.equal(out.length, samples.length);
+  for (const r of out) {
+    const s = samples[Number(r.i)]!;
+    assert.equal(r.v, s.haystack, `literal ${JSON.stringify(s.haystack)}`);
+    assert.equal(r.m === 1, engine(s.kind, s.haystack, s.needle), `${s.kind}(${JSON.stringify(s.haystack)}, ${JSON.stringify(s.needle)})`);
   }
 });

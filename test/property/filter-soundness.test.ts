@@ -2,7 +2,7 @@
  * Filter soundness, proven against real databases (issue 4): thousands of generated rulesets,
  * each with known input and target codes; for every row, executing the ruleset on the known
  * input merged with the row is the truth, and the filter must select exactly those rows in
- * PostgreSQL, SQLite, mingo (Mongo format) and by evaluating the predicate tree (json format).
+ * PostgreSQL, MariaDB, SQLite, mingo (Mongo format) and by evaluating the predicate tree (json format).
  * A superset is accepted only where SPEC.md allows it: truncation, and conditions that read
  * variables set by action steps.
  *
@@ -50,7 +50,7 @@ async function run(label: string, seed: number, nullRate: number): Promise<Stats
   return stats;
 }
 
-test('rows without NULLs: PostgreSQL, SQLite, mingo and the predicate tree select exactly the engine rows', async () => {
+test('rows without NULLs: PostgreSQL, MariaDB, SQLite, mingo and the predicate tree select exactly the engine rows', async () => {
   const stats = await run('non-null rows', BASE_SEED, 0);
   if (ONLY === undefined) {
     assert.ok(stats.filters > stats.cases / 4, 'most cases should need a real filter');

@@ -166,11 +166,12 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
   }
 
   const sqlTexts = pending.map((p) => p.responses.sql.filter).filter((f): f is string => typeof f === 'string');
-  const pgResults = await dbs.selectPg(sqlTexts);
+  const [pgResults, mariaResults] = await Promise.all([dbs.selectPg(sqlTexts), dbs.selectMaria(sqlTexts)]);
   let k = 0;
   for (const p of pending) {
     const sqlText = p.responses.sql.filter;
-    const pgRows = typeof sqlText === 'string' ? pgResults[k++]! : new Set<number>();
+    const pgRows = typeof sqlText === 'string' ? pgResults[k]! : new Set<number>();
+    const mariaRows = typeof sqlText === 'string' ? mariaResults[k++]! : new Set<number>();
     const sqliteRows = p.sqlite ?? new Set<number>();
     const problems: string[] = [];
     const expectRows = (name: string, got: Set<number> | Error, want: Set<number>, how: 'equal' | 'superset' | 'subset'): void => {
@@ -188,6 +189,7 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     expectRows('mingo', p.responses.mongo.always_matches ? treeRows : p.mongo, p.truth, how);
     expectRows('PostgreSQL', pgRows, predicted, 'equal');
     expectRows('SQLite', sqliteRows, predicted, 'equal');
+    expectRows('MariaDB', mariaRows, predicted, 'equal');
     // With NULL columns SQL may miss rows (docs/filter.md), never add them; without, it is the tree.
     const hasNulls = rows.some((r) => c0(p).unknown.some((f) => r.values.get(f.path) === null));
     if (p.exact) expectRows('SQL (NULL semantics)', predicted, p.truth, hasNulls ? 'subset' : 'equal');
