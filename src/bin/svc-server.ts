@@ -21,12 +21,15 @@ let server: Awaited<ReturnType<typeof startServer>> | undefined;
 /** After the shutdown timeout: how long the audit file may take to close before exit 1. */
 const ABORT_GRACE_MS = 1000;
 let stopping = false;
+/** Set when the shutdown timeout ran out: the exit is 1 whichever path ends the process. */
+let forced = false;
 const shutdown = (signal: NodeJS.Signals) => {
   if (stopping) return;
   stopping = true;
   logger.info({ signal, timeout_secs: config.shutdownTimeoutSecs }, 'shutting down');
   const deadline = setTimeout(() => {
     logger.warn({ timeout_secs: config.shutdownTimeoutSecs }, 'shutdown timeout reached; exiting with work in flight');
+    forced = true;
     process.exitCode = 1;
     if (!server) process.exit(1);
     // `server_stopped` (forced) still reaches the audit file; closing it takes milliseconds,
@@ -45,7 +48,7 @@ function closeAndExit(running: NonNullable<typeof server>): void {
   running.close().then(
     () => {
       logger.info({}, 'stopped');
-      process.exit(0);
+      process.exit(forced ? 1 : 0);
     },
     (err: unknown) => {
       logger.error({ err: (err as Error)?.message }, 'shutdown failed');
