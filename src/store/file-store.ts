@@ -163,7 +163,7 @@ export class FileStore implements RuleStore {
   async versions(tenant: string, name: string): Promise<VersionEntry[]> {
     const dir = historyDir(this.rulesDir, tenant, name);
     return this.lock.withRead(async () => {
-      const files = await listHistory(dir);
+      const files = this.kept(await listHistory(dir));
       const entries: VersionEntry[] = [];
       for (const file of files.reverse()) {
         try {
@@ -182,7 +182,7 @@ export class FileStore implements RuleStore {
     const dir = historyDir(this.rulesDir, tenant, name);
     if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
     return this.lock.withRead(async () => {
-      const file = (await listHistory(dir)).find((f) => f.seq === seq);
+      const file = this.kept(await listHistory(dir)).find((f) => f.seq === seq);
       if (!file) return undefined;
       try {
         return await readHistoryDoc(file);
@@ -190,6 +190,15 @@ export class FileStore implements RuleStore {
         throw new Error(`history entry ${seq} of ruleset "${name}" is unreadable: ${errorMessage(err)}`, { cause: err });
       }
     });
+  }
+
+  /**
+   * The newest `maxVersions` history files (sorted by seq ascending). NOTE: a crash between
+   * saving the replaced version and pruning leaves one entry too many until the rule's next
+   * write prunes it; reads never show it, so `--max-versions` holds for every answer.
+   */
+  private kept(files: HistoryFile[]): HistoryFile[] {
+    return this.maxVersions === 0 ? [] : files.slice(-this.maxVersions);
   }
 
   /** Takes the read lock within `timeoutMs`, then writes `<rules-dir>/.health_probe` atomically. */

@@ -58,6 +58,24 @@ describe('FileStore persistence', () => {
     assert.equal((await store.readVersion('default', 'a', 4))?.config.version, '3');
   });
 
+  it('an extra history entry left by a crash before pruning is neither listed nor readable; the next write prunes it', async () => {
+    const store = open(2);
+    for (let i = 0; i <= 2; i++) {
+      clock = T0 + i;
+      await store.put(rec('a', { version: `${i}` }), { origin: 'api' });
+    }
+    // Crash after saving the replaced version, before pruning: three entries for maxVersions 2.
+    const hdir = join(dir, '.versions', 'a');
+    await writeFile(join(hdir, `v3_${T0 + 3}.json`), JSON.stringify(rec('a', { version: '2' }).doc));
+    assert.equal((await listTree(hdir)).length, 3);
+    assert.deepEqual((await store.versions('default', 'a')).map((v) => v.seq), [3, 2]);
+    assert.equal(await store.readVersion('default', 'a', 1), undefined, 'beyond maxVersions');
+    assert.equal((await store.readVersion('default', 'a', 2))?.config.version, '1');
+    clock = T0 + 4;
+    await store.put(rec('a', { version: '3' }), { origin: 'api' });
+    assert.deepEqual(await listTree(hdir), [`v3_${T0 + 3}.json`, `v4_${T0 + 4}.json`]);
+  });
+
   it('uses the default version label "1.0.0" for documents without one', async () => {
     const store = open();
     await store.put(rec('a'), { origin: 'api' });
