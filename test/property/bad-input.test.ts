@@ -1,5 +1,5 @@
 /**
- * Bad input over real sockets (fast-check): random JSON bodies, and valid requests with one
+ * Bad input over real sockets (fast-check), HTTP and gRPC. HTTP: random JSON bodies, and valid requests with one
  * part replaced by random JSON or removed, sent to every route that reads a body and to random
  * ruleset names, against a real `svc-server` process (HTTP fast path included). Every answer is
  * a success or an error with the catalog's `{error, code}` body. A 5xx only where SPEC.md gives
@@ -8,11 +8,16 @@
  * unexpected exception (`internal error: ...`), never a 5xx elsewhere. Afterwards the server is
  * up, and a ruleset the requests never named is stored unchanged.
  *
+ * gRPC: the JSON text fields (`input_json`, `inputs_json`, `context_json`), names and
+ * expressions get the same random and damaged values; every answer is OK or a status with the
+ * catalog's `svc-error-code`, INTERNAL only for a specified execution error.
+ *
  * Environment: HTTP_FUZZ_SEED (printed; replays a run), HTTP_FUZZ_RUNS (per generator, default 150).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
+import { connect, type GrpcOutcome, type TestClient } from '../helpers/grpc-client.js';
 import { http, startServer, type ServerProcess } from '../helpers/server-process.js';
 
 const SEED = Number(process.env['HTTP_FUZZ_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -127,14 +132,65 @@ function isJson(text: string): boolean {
 }
 
 let server: ServerProcess;
+let grpcClient: TestClient;
 
 before(async () => {
-  server = await startServer(['--disable-grpc', '--audit-sample-rate', '0']);
+  server = await startServer(['--audit-sample-rate', '0']);
+  grpcClient = connect(server.grpcAddress);
   for (const doc of [LOAN, KEEP]) assert.equal((await http(server.url, 'POST', `${API}/rulesets`, doc)).status, 200);
 });
 
 after(async () => {
+  grpcClient?.close();
   await server?.stop('SIGKILL');
+});
+
+/** Text for a JSON string field: random JSON, damaged valid JSON, or text that is not JSON. */
+const jsonText = (valid: unknown): fc.Arbitrary<string> =>
+  fc.oneof(
+    value.map((v) => JSON.stringify(v) ?? 'null'),
+    mutant(valid).map((v) => JSON.stringify(v) ?? 'null'),
+    fc.string({ maxLength: 30 }),
+  );
+const name = fc.oneof(fc.constant('loan'), fc.string({ maxLength: 40 }));
+
+const GRPC_GENERATORS: Record<string, fc.Arbitrary<[string, object]>> = {
+  Execute: fc.tuple(name, jsonText(INPUT), fc.boolean()).map(([n, input_json, trace]) => ['Execute', { name: n, input_json, trace }]),
+  BatchExecute: fc.tuple(name, fc.array(jsonText(INPUT), { maxLength: 4 }), fc.boolean()).map(([n, inputs_json, trace]) => ['BatchExecute', { name: n, inputs_json, trace }]),
+  Eval: fc.tuple(fc.oneof(fc.constant(EVAL.expression), fc.string({ maxLength: 40 })), jsonText(INPUT)).map(([expression, context_json]) => ['Eval', { expression, context_json }]),
+  GetRuleSet: name.map((n) => ['GetRuleSet', { name: n }]),
+};
+
+/** gRPC status numbers the catalog uses for these calls (docs/errors.md). */
+const GRPC_OK = 0;
+const GRPC_INVALID_ARGUMENT = 3;
+const GRPC_NOT_FOUND = 5;
+const GRPC_INTERNAL = 13;
+
+test(`random and damaged fields on the gRPC calls: OK, a catalog status, or INTERNAL for an execution error (seed ${SEED})`, async () => {
+  const codes = new Map<number, number>();
+  const failures: string[] = [];
+  let g = 100;
+  for (const [label, gen] of Object.entries(GRPC_GENERATORS)) {
+    for (const [method, request] of fc.sample(gen, { numRuns: RUNS, seed: SEED + g++ })) {
+      const out: GrpcOutcome = await grpcClient.call(method, request);
+      const code = out.ok ? GRPC_OK : out.code;
+      codes.set(code, (codes.get(code) ?? 0) + 1);
+      let problem: string | null = null;
+      if (!out.ok) {
+        if (out.svcCode === undefined) problem = `status ${out.code} without svc-error-code`;
+        else if (![GRPC_INVALID_ARGUMENT, GRPC_NOT_FOUND, GRPC_INTERNAL].includes(out.code)) problem = `status ${out.code} (${out.svcCode})`;
+        else if (out.code === GRPC_INTERNAL && (method === 'Eval' || method === 'GetRuleSet' || out.details.startsWith('internal error:'))) problem = `INTERNAL: ${out.details}`;
+      }
+      if (problem !== null && failures.length < 10) failures.push(`${label}: ${problem}: ${JSON.stringify(request).slice(0, 300)}`);
+    }
+  }
+  console.log(`grpc fuzz: status codes ${JSON.stringify(Object.fromEntries([...codes].sort((a, b) => a[0] - b[0])))}`);
+  assert.deepEqual(failures, [], `replay with HTTP_FUZZ_SEED=${SEED}`);
+  assert.ok((codes.get(GRPC_OK) ?? 0) > RUNS / 2, 'some calls succeed');
+  assert.ok((codes.get(GRPC_INVALID_ARGUMENT) ?? 0) > RUNS, 'many calls are refused with INVALID_ARGUMENT');
+  const health = await grpcClient.call('Health', {});
+  assert.equal(health.ok, true);
 });
 
 test(`random and damaged bodies on every body route: 2xx, a catalog 4xx, or one of SPEC.md's 500s (seed ${SEED})`, async () => {
