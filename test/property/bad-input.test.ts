@@ -127,6 +127,33 @@ function specified500(path: string, status: number, body: Record<string, unknown
   return path.startsWith(`${API}/execute/`) || path.endsWith('/filter');
 }
 
+/** One HTTP answer: status, text, and the text parsed when it is JSON. */
+interface Answer {
+  readonly status: number;
+  readonly text: string;
+  readonly body: Record<string, unknown> | undefined;
+}
+
+async function send(base: string, method: string, path: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body });
+  const text = await res.text();
+  let parsed: Record<string, unknown> | undefined;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, text, body: parsed };
+}
+
+/** What is wrong with an answer to `path`, or null: a 5xx SPEC.md does not give, a non-JSON answer, an error without `{error, code}`. */
+function problemOf(path: string, a: Answer): string | null {
+  if (a.status >= 500 && !specified500(path, a.status, a.body)) return `status ${a.status}`;
+  if (a.body === undefined) return 'answer is not JSON';
+  if (a.status >= 400 && (typeof a.body['code'] !== 'string' || typeof a.body['error'] !== 'string')) return 'error answer without {error, code}';
+  return null;
+}
+
 function isJson(text: string): boolean {
   try {
     JSON.parse(text);
@@ -206,24 +233,10 @@ test(`random and damaged bodies on every body route: 2xx, a catalog 4xx, or one 
   for (const [name, gen] of Object.entries(GENERATORS)) {
     const reqs = fc.sample(gen, { numRuns: RUNS, seed: SEED + g++ });
     for (const req of reqs) {
-      const res = await fetch(`${server.url}${req.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: req.body });
-      const text = await res.text();
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      let body: Record<string, unknown> | undefined;
-      try {
-        body = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        body = undefined;
-      }
-      const problem =
-        res.status >= 500 && !specified500(req.path, res.status, body)
-          ? `status ${res.status}`
-          : body === undefined
-            ? 'answer is not JSON'
-            : res.status >= 400 && (typeof body['code'] !== 'string' || typeof body['error'] !== 'string')
-              ? 'error answer without {error, code}'
-              : null;
-      if (problem !== null && failures.length < 10) failures.push(`${name}: ${problem}: POST ${req.path} ${req.body.slice(0, 300)}\n  -> ${text.slice(0, 300)}`);
+      const answer = await send(server.url, 'POST', req.path, req.body);
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      const problem = problemOf(req.path, answer);
+      if (problem !== null && failures.length < 10) failures.push(`${name}: ${problem}: POST ${req.path} ${req.body.slice(0, 300)}\n  -> ${answer.text.slice(0, 300)}`);
     }
   }
   console.log(`http fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
@@ -273,21 +286,10 @@ test(`tenants: random and damaged records, random X-Tenant-ID; tenants.json surv
       for (const r of fc.sample(gen, { numRuns: RUNS, seed: SEED + g++ })) {
         // Header values must be latin-1 without control characters; other tenant ids go as they can.
         const tenant = r.tenant === undefined ? undefined : r.tenant.replace(/[^\x20-\x7e]/g, '?');
-        const res = await fetch(`${mt.url}${r.path}`, {
-          method: r.method,
-          headers: { 'content-type': 'application/json', ...(tenant !== undefined ? { 'x-tenant-id': tenant } : {}) },
-          body: JSON.stringify(r.body) ?? 'null',
-        });
-        const text = await res.text();
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        let body: Record<string, unknown> | undefined;
-        try {
-          body = JSON.parse(text) as Record<string, unknown>;
-        } catch {
-          body = undefined;
-        }
-        const bad = res.status >= 500 ? `status ${res.status}` : body === undefined ? 'answer is not JSON' : res.status >= 400 && typeof body['code'] !== 'string' ? 'no code' : null;
-        if (bad !== null && failures.length < 10) failures.push(`${bad}: ${r.method} ${r.path} ${tenant ?? ''} ${JSON.stringify(r.body)?.slice(0, 200)} -> ${text.slice(0, 200)}`);
+        const answer = await send(mt.url, r.method, r.path, JSON.stringify(r.body) ?? 'null', tenant !== undefined ? { 'x-tenant-id': tenant } : {});
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        const problem = problemOf(r.path, answer);
+        if (problem !== null && failures.length < 10) failures.push(`${problem}: ${r.method} ${r.path} ${tenant ?? ''} ${JSON.stringify(r.body)?.slice(0, 200)} -> ${answer.text.slice(0, 200)}`);
       }
     }
     console.log(`tenant fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
