@@ -8,7 +8,7 @@ import { ServiceError } from '../../service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { closesEarly, toHttpError } from './errors.js';
 import { createFastPath, headerValue, tenantOf as tenantOfRaw } from './fast-path.js';
-import { evalAnswer, executeAnswer, objectBody, traceFlag } from './hot-routes.js';
+import { batchAnswer, evalAnswer, executeAnswer, objectBody } from './hot-routes.js';
 import { readJsonBody } from './json-body.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
 import { lingerOnClose } from './linger.js';
@@ -195,9 +195,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     void reply.type(JSON_TYPE).send(executeAnswer(service, ctxOf(req), req.params.name, req.body));
   });
   app.post<{ Params: Params }>('/api/v1/execute/:name/batch', (req, reply) => {
-    const body = objectBody(req.body, 'a JSON object with an "inputs" array');
-    if (body['inputs'] === undefined) throw new ServiceError('BAD_REQUEST', 'inputs is required');
-    void reply.send(service.executeBatch(ctxOf(req), req.params.name, body['inputs'], traceFlag(body['trace'])));
+    void reply.type(JSON_TYPE).send(batchAnswer(service, ctxOf(req), req.params.name, req.body));
   });
   app.post('/api/v1/eval', (req, reply) => {
     void reply.type(JSON_TYPE).send(evalAnswer(service, ctxOf(req), req.body));

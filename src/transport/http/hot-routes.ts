@@ -6,13 +6,20 @@
 import { ServiceError } from '../../service/errors.js';
 import { isPlainObject } from '../../service/json-object.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
-import { serializeEval, serializeExecution } from './serialize.js';
+import { serializeBatch, serializeEval, serializeExecution } from './serialize.js';
 
 /** The 200 answer of `POST /api/v1/execute/:name` as JSON text; throws a ServiceError otherwise. */
 export function executeAnswer(service: RuleServiceApi, ctx: CallContext, name: string, body: unknown): string {
   const b = objectBody(body, 'a JSON object with an "input" object');
   if (b['input'] === undefined) throw new ServiceError('BAD_REQUEST', 'input is required');
   return serializeExecution(service.execute(ctx, name, b['input'], traceFlag(b['trace'])));
+}
+
+/** The 200 answer of `POST /api/v1/execute/:name/batch` as JSON text; throws a ServiceError otherwise. */
+export function batchAnswer(service: RuleServiceApi, ctx: CallContext, name: string, body: unknown): string {
+  const b = objectBody(body, 'a JSON object with an "inputs" array');
+  if (b['inputs'] === undefined) throw new ServiceError('BAD_REQUEST', 'inputs is required');
+  return serializeBatch(service.executeBatch(ctx, name, b['inputs'], traceFlag(b['trace'])));
 }
 
 /** The 200 answer of `POST /api/v1/eval` as JSON text; throws a ServiceError otherwise. */

@@ -12,7 +12,7 @@
  * outputs are fresh objects.
  */
 import type { ExecutionResult } from '../../ruleset/result.js';
-import type { EvalResult } from '../../service/types.js';
+import type { BatchResult, EvalResult } from '../../service/types.js';
 
 /** The JSON text of an execution result up to `"duration_us":`, for one frozen output. */
 interface Envelope {
@@ -70,6 +70,30 @@ export function serializeExecution(r: ExecutionResult): string {
   }
   // NOTE: for a finite number, String() and JSON.stringify() give the same text.
   return `${envelopePrefix(code, message, output)}${us}}`;
+}
+
+/**
+ * Serializes a batch answer (POST /execute/:name/batch) exactly as JSON.stringify would: each
+ * item through `serializeExecution` (a cached envelope per terminal; error items and any other
+ * shape fall back to JSON.stringify inside it). About 3x faster than JSON.stringify on a batch
+ * of 10,000 (bench/NOTES.md).
+ */
+export function serializeBatch(b: BatchResult): string {
+  let i = 0;
+  for (const key in b) {
+    if (i === 0 ? key !== 'results' : i === 1 ? key !== 'summary' : true) return JSON.stringify(b);
+    i++;
+  }
+  const results = b.results as unknown;
+  if (i !== 2 || !Array.isArray(results)) return JSON.stringify(b);
+  let text = '{"results":[';
+  for (let k = 0; k < results.length; k++) {
+    if (k > 0) text += ',';
+    const item: unknown = results[k];
+    // NOTE: JSON.stringify writes null for an array element that is not a JSON value.
+    text += typeof item === 'object' && item !== null ? serializeExecution(item as ExecutionResult) : (JSON.stringify(item) ?? 'null');
+  }
+  return `${text}],"summary":${JSON.stringify(b.summary)}}`;
 }
 
 /** Serializes an `/eval` answer exactly as JSON.stringify would. */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { serializeEval, serializeExecution } from '../../../src/transport/http/serialize.js';
+import { serializeBatch, serializeEval, serializeExecution } from '../../../src/transport/http/serialize.js';
 
 const deepFreeze = (v: unknown): unknown => {
   if (typeof v === 'object' && v !== null) {
@@ -65,6 +65,27 @@ test('serializeEval equals JSON.stringify (property)', () => {
       if (twist === 'undefined') r = { result: undefined, parsed };
       if (twist === 'reorder') r = { parsed, result };
       assert.equal(serializeEval(r), JSON.stringify(r));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('serializeBatch equals JSON.stringify (property): results, error items, traces, shared frozen outputs, odd shapes', () => {
+  const shared = Object.freeze({ tier: 'gold' });
+  const item = fc.oneof(
+    fc.tuple(fc.fullUnicodeString(), fc.fullUnicodeString(), fc.oneof(output, fc.constant(shared)), number).map(([code, message, o, us]) => ({ code, message, output: o, duration_us: us })),
+    fc.record({ error: fc.fullUnicodeString(), code: fc.constantFrom('BAD_REQUEST', 'INTERNAL_ERROR', 'TIMEOUT') }),
+    fc.constant({ code: 'A', message: '', output: shared, duration_us: 1, trace: { path: 'a', steps: [] } }),
+    json,
+  );
+  const summary = fc.record({ total: fc.nat(), success: fc.nat(), failed: fc.nat(), total_duration_us: number });
+  fc.assert(
+    fc.property(fc.array(item, { maxLength: 20 }), summary, fc.option(fc.constantFrom('reorder', 'extra', 'not-array')), (results, sum, twist) => {
+      let b: any = { results, summary: sum };
+      if (twist === 'reorder') b = { summary: sum, results };
+      if (twist === 'extra') b.more = 1;
+      if (twist === 'not-array') b = { results: { 0: results[0] }, summary: sum };
+      assert.equal(serializeBatch(b), JSON.stringify(b));
     }),
     { numRuns: 500 },
   );
