@@ -208,9 +208,8 @@ async function main(): Promise<void> {
   const http = await httpPart(plan);
   summary.push(...http.rows);
   printSummary(summary);
-  const file = writeReport({
+  writeReport({
     suite: 'batch',
-    timestamp: new Date().toISOString(),
     machine,
     method:
       `${ITEMS} distinct inputs of the engine scenario (all four paths). In-process: each contender in its own process${plan ? ` pinned to CPU ${plan.server}` : ''}, ` +
@@ -219,7 +218,6 @@ async function main(): Promise<void> {
     summary,
     details: { items: ITEMS, in_process: measured, http: http.details },
   });
-  console.log(`wrote ${file}`);
 }
 
 const which = process.env['BENCH_BATCH_CONTENDER'];

@@ -114,16 +114,14 @@ async function main(): Promise<void> {
   }
   rows.push({ metric: 'batch façade in-process (executeBatch, audit sampling 10%): executions/s', unit: 'exec/s', before: Math.round(1e9 / median(ns['before']!)), after: Math.round(1e9 / median(ns['after']!)), baseline: null, baseline_name: null, higher_is_better: true });
   for (const r of rows) console.log(`${r.metric.padEnd(70)} before ${r.before} after ${r.after} ${r.unit} (baseline ${r.baseline ?? '-'})`);
-  const file = writeReport({
+  writeReport({
     suite: 'before-after',
-    timestamp: new Date().toISOString(),
     machine,
     method: `wrk 50 connections, ${ROUNDS} rounds of ${SECONDS} s per server alternating bare / before / after${plan ? `, servers pinned to CPU ${plan.server} and wrk to CPU ${plan.load}` : ''}; batch: 15 requests of 10,000 inputs each, alternating; façade: bench/batch.ts facade contender 3 times per build, alternating. Medians.`,
     summary: [],
     details: { before_dist: BEFORE },
     rows,
   });
-  console.log(`wrote ${file}`);
 }
 
 runMain(main);

@@ -284,9 +284,8 @@ function parent(): void {
     }
   }
   printSummary(summary);
-  const file = writeReport({
+  writeReport({
     suite: 'engine',
-    timestamp: new Date().toISOString(),
     machine,
     method:
       `In-process, one execution at a time on the scenario's input. Each contender of each scenario in its own process${plan ? ` pinned to CPU ${plan.server}` : ''} ` +
@@ -295,7 +294,6 @@ function parent(): void {
     summary,
     details: { measure: DEFAULT_MEASURE, scenarios: details },
   });
-  console.log(`wrote ${file}`);
 }
 
 const contender = process.env['BENCH_CONTENDER'];

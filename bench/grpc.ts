@@ -280,9 +280,8 @@ async function main(): Promise<void> {
     summary.push(throughputRow(`gRPC Execute calls/s (${driver} driver)`, 'calls/s', r.calls_per_sec.svc, r.calls_per_sec.bare, 'bare grpc-js', callsTarget(driver), note));
     summary.push(throughputRow(`gRPC Execute calls per server CPU-second (${driver} driver)`, 'calls/cpu-s', r.calls_per_cpu_sec.svc, r.calls_per_cpu_sec.bare, 'bare grpc-js', null));
   }
-  const file = writeReport({
+  writeReport({
     suite: 'grpc',
-    timestamp: new Date().toISOString(),
     machine: MACHINE,
     method:
       `Execute of a one-decision ruleset against a bare grpc-js server answering the same ExecuteResponse as a constant (same proto, same grpc-js); ` +
@@ -291,7 +290,6 @@ async function main(): Promise<void> {
     summary,
     details: { scenario: { request: REQUEST, ruleset: RULESET, bare_response: CONSTANT }, load: LOAD, results, target: TARGET, errors },
   });
-  console.log(`wrote ${file}`);
 }
 
 /** The target of a driver's calls/s ratio: h2load's (the meaningful one), or grpc-js's when h2load did not run; null otherwise. */

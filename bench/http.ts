@@ -114,9 +114,8 @@ async function main(): Promise<void> {
     );
   }
   printSummary(summary);
-  const file = writeReport({
+  writeReport({
     suite: 'http',
-    timestamp: new Date().toISOString(),
     machine,
     method:
       `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per server, alternating bare and svc, after ${WARMUP_SECONDS} s warm-up each; medians. ` +
@@ -125,7 +124,6 @@ async function main(): Promise<void> {
     summary,
     details: { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, cores: cpus().length, pinning: plan, endpoints: ENDPOINTS, results },
   });
-  console.log(`wrote ${file}`);
 }
 
 runMain(main);

@@ -87,9 +87,8 @@ async function main(): Promise<void> {
       throughputRow(`execute requests/s with ${n} workers vs 1 (svc-cluster, ${cores} cores)`, 'req/s', rps(n), rps(1), '1 worker', null, `scaling ${round(rps(n) / rps(1), 2)}x; p99 ${median(rounds[n]!.map((x) => x.p99_ms))} ms vs ${median(rounds[1]!.map((x) => x.p99_ms))} ms; server cores used ${round(median(rounds[n]!.map((x) => x.cpu_s)) / SECONDS, 2)} vs ${round(median(rounds[1]!.map((x) => x.cpu_s)) / SECONDS, 2)}`),
     );
   printSummary(summary);
-  const file = writeReport({
+  writeReport({
     suite: 'multicore',
-    timestamp: new Date().toISOString(),
     machine,
     method:
       `svc-cluster (node:cluster, workers share the port; the primary hands connections to workers in turn) with ${counts.join(' / ')} workers over one shared rules dir (--watch-rules); ` +
@@ -97,7 +96,6 @@ async function main(): Promise<void> {
     summary,
     details: { cores, counts, rounds },
   });
-  console.log(`wrote ${file}`);
 }
 
 runMain(main);

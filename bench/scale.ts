@@ -183,9 +183,8 @@ async function main(): Promise<void> {
     });
   }
   printSummary(summary);
-  const file = writeReport({
+  writeReport({
     suite: 'scale',
-    timestamp: new Date().toISOString(),
     machine,
     method:
       `Rules dirs of ${SIZES.join(', ')} generated rulesets (5 decisions, 4 terminals, ~1.3 KB of JSON each). Ready = spawn of node dist/bin/svc-server.js until its "http listening" log line ` +
@@ -194,7 +193,6 @@ async function main(): Promise<void> {
     summary,
     details: { sizes: results },
   });
-  console.log(`wrote ${file}`);
 }
 
 runMain(main);

@@ -80,12 +80,18 @@ export function machineInfo(): MachineInfo {
   };
 }
 
-/** Writes a suite's report (stamping the end load average) and returns the file path. */
-export function writeReport(report: SuiteReport): string {
-  report.machine.load_average_end = loadavg().map((l) => round(l, 2));
+/**
+ * Writes a suite's report, stamped with the time and the end load average, prints its path
+ * and returns it.
+ */
+export function writeReport(fields: Omit<SuiteReport, 'timestamp'>): string {
+  fields.machine.load_average_end = loadavg().map((l) => round(l, 2));
+  const { suite, ...rest } = fields;
+  const report: SuiteReport = { suite, timestamp: new Date().toISOString(), ...rest };
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = join(RESULTS_DIR, `${report.suite}-${report.timestamp.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`wrote ${file}`);
   return file;
 }
 

@@ -52,7 +52,6 @@ function log(level: string, msg: string, fields: Record<string, unknown> = {}): 
 }
 
 function fork(k: number): Worker {
-  cluster.setupPrimary({ exec: fileURLToPath(new URL('./svc-server.js', import.meta.url)), args });
   const worker = cluster.fork({ SVC_INSTANCE_ID: workerInstanceId(config.instanceId, k), SVC_CLUSTER_WORKER: String(k) });
   live.set(worker.id, { worker, startedAt: Date.now() });
   worker.on('exit', (code, signal) => {
@@ -81,6 +80,7 @@ function stopAll(): void {
 }
 
 log('info', 'svc-cluster starting', { workers, role: config.role });
+cluster.setupPrimary({ exec: fileURLToPath(new URL('./svc-server.js', import.meta.url)), args });
 for (let k = 1; k <= workers; k++) fork(k);
 process.on('SIGTERM', stopAll);
 process.on('SIGINT', stopAll);

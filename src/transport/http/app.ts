@@ -10,6 +10,7 @@ import { closesEarly, toHttpError } from './errors.js';
 import { createFastPath, headerValue, tenantOf as tenantOfRaw } from './fast-path.js';
 import { batchAnswer, evalAnswer, executeAnswer, objectBody } from './hot-routes.js';
 import { readJsonBody } from './json-body.js';
+import { JSON_TYPE } from './serialize.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
 import { lingerOnClose } from './linger.js';
 import { registerRequestLog, type RequestLogger } from './request-log.js';
@@ -42,7 +43,6 @@ export interface HttpAppOptions {
   readonly fastPath?: boolean;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 type Params = { name: string };
 

@@ -24,6 +24,7 @@ import { closesEarly, toHttpError } from './errors.js';
 import { evalAnswer, executeAnswer } from './hot-routes.js';
 import { readJsonBody } from './json-body.js';
 import { lingerOnClose } from './linger.js';
+import { JSON_TYPE } from './serialize.js';
 
 /** What the fast path needs from the HTTP adapter. */
 export interface FastPathOptions {
@@ -42,7 +43,6 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const EXECUTE_PREFIX = '/api/v1/execute/';
 const EVAL_PATH = '/api/v1/eval';
-const JSON_TYPE = 'application/json; charset=utf-8';
 /** Longest ruleset name (SPEC.md: 1-128 characters). */
 const MAX_NAME = 128;
 

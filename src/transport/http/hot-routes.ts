@@ -1,7 +1,8 @@
 /**
- * The request handling of the two hot routes, `POST /api/v1/execute/:name` and
- * `POST /api/v1/eval`: body checks, the façade call, and the 200 answer's JSON text. Shared by
- * the fastify routes (app.ts) and the fast path (fast-path.ts), so that both answer alike.
+ * The request handling of the execution routes, `POST /api/v1/execute/:name`,
+ * `POST /api/v1/execute/:name/batch` and `POST /api/v1/eval`: body checks, the façade call, and
+ * the 200 answer's JSON text. Execute and eval are shared by the fastify routes (app.ts) and the
+ * fast path (fast-path.ts), so that both answer alike; batch is a fastify route only.
  */
 import { ServiceError } from '../../service/errors.js';
 import { isPlainObject } from '../../service/json-object.js';
@@ -35,7 +36,7 @@ export function objectBody(body: unknown, what: string): Record<string, unknown>
 }
 
 /** The optional `trace` flag of an execute body. */
-export function traceFlag(v: unknown): boolean {
+function traceFlag(v: unknown): boolean {
   if (v === undefined || v === null) return false;
   if (typeof v !== 'boolean') throw new ServiceError('BAD_REQUEST', 'trace must be a boolean');
   return v;

@@ -14,6 +14,9 @@
 import type { ExecutionResult } from '../../ruleset/result.js';
 import type { BatchResult, EvalResult } from '../../service/types.js';
 
+/** Content-Type of the answers written here (both request paths send it). */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** The JSON text of an execution result up to `"duration_us":`, for one frozen output. */
 interface Envelope {
   readonly code: string;
