@@ -149,6 +149,27 @@ describe('gRPC error statuses', () => {
     });
   }
 
+  it('a request that is not valid protobuf is INVALID_ARGUMENT BAD_REQUEST (the caller\'s fault), on every method', async () => {
+    // A tag whose varint runs past the end of the message: protobuf cannot decode it.
+    const garbage = Buffer.from([0xff, 0xff, 0xff]);
+    for (const method of ['Execute', 'Eval', 'BatchExecute', 'GetRuleSet', 'ListRuleSets', 'Health']) {
+      const out = await new Promise<{ code: number; details: string; svcCode: unknown }>((resolve) => {
+        client.raw.makeUnaryRequest(
+          `/rules.RuleService/${method}`,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          garbage,
+          (err) => resolve({ code: err?.code ?? 0, details: err?.details ?? '', svcCode: err?.metadata?.get('svc-error-code')[0] }),
+        );
+      });
+      assert.equal(out.code, Status.INVALID_ARGUMENT, `${method}: ${Status[out.code]} ${out.details}`);
+      assert.equal(out.svcCode, 'BAD_REQUEST', method);
+      assert.match(out.details, /^malformed request message: /, method);
+    }
+    // The server is unharmed: the next well-formed call is served.
+    assert.equal((await client.ok('Execute', { name: 'loan', input_json: '{"user":{"age":30,"country":"US"}}' })).code, 'APPROVED');
+  });
+
   it('a message over --max-request-body-bytes is RESOURCE_EXHAUSTED; one under it is served', async () => {
     const big = JSON.stringify({ user: { age: 30, country: 'US' }, pad: 'x'.repeat(LIMIT) });
     const out = await client.call('Execute', { name: 'loan', input_json: big });

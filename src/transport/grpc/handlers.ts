@@ -13,6 +13,7 @@ import type {
   ExecuteRequestMsg,
   GetRuleSetRequestMsg,
 } from './messages.js';
+import { MalformedMessage } from './proto.js';
 import { toCatalogError, toGrpcStatus } from './status.js';
 
 /** Options of the handlers. */
@@ -47,6 +48,7 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
     (call: Call, callback: sendUnaryData<unknown>): void => {
       let res: unknown;
       try {
+        if (call.request instanceof MalformedMessage) throw malformed(call.request);
         res = fn(call.request as Req, ctxOf(call));
       } catch (err) {
         fail(err, method, callback);
@@ -72,13 +74,19 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
       return encodeBatch(service.executeBatch(ctx, req.name, inputs, req.trace));
     }),
     // Health is the readiness check, like HTTP /health: a failed check is UNAVAILABLE.
-    Health: (_call: Call, callback: sendUnaryData<unknown>): void => {
+    Health: (call: Call, callback: sendUnaryData<unknown>): void => {
+      if (call.request instanceof MalformedMessage) return fail(malformed(call.request), 'Health', callback);
       service.ready().then(
         (info) => callback(null, encodeHealth(info)),
         (err: unknown) => fail(err, 'Health', callback),
       );
     },
   };
+}
+
+/** The error of a request whose bytes protobuf could not decode. */
+function malformed(m: MalformedMessage): ServiceError {
+  return new ServiceError('BAD_REQUEST', `malformed request message: ${m.reason}`);
 }
 
 /**

@@ -35,9 +35,42 @@ export function loadRulesPackage(): protoLoader.PackageDefinition {
   return cached;
 }
 
-/** The `rules.RuleService` definition to pass to `grpc.Server#addService`. */
+/**
+ * A request message that protobuf could not decode. The server's deserializers return it
+ * instead of throwing, so that the handler answers INVALID_ARGUMENT (BAD_REQUEST): grpc-js
+ * itself answers a throwing deserializer with INTERNAL, a server fault, though the bytes are
+ * the caller's mistake (EXTENSIONS.md 6, "every error answer is in the catalog").
+ */
+export class MalformedMessage {
+  constructor(readonly reason: string) {}
+}
+
+let serverDefinition: grpc.ServiceDefinition | undefined;
+
+/**
+ * The `rules.RuleService` definition to pass to `grpc.Server#addService`: the loaded one with
+ * each request deserializer returning a `MalformedMessage` where it would throw.
+ */
 export function ruleServiceDefinition(): grpc.ServiceDefinition {
-  return loadRulesPackage()[SERVICE_NAME] as grpc.ServiceDefinition;
+  if (serverDefinition === undefined) {
+    const loaded = loadRulesPackage()[SERVICE_NAME] as grpc.ServiceDefinition;
+    const wrapped: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+    for (const [method, def] of Object.entries(loaded)) {
+      const decode = def.requestDeserialize;
+      wrapped[method] = {
+        ...def,
+        requestDeserialize: (bytes: Buffer) => {
+          try {
+            return decode(bytes);
+          } catch (err) {
+            return new MalformedMessage(err instanceof Error ? err.message : String(err));
+          }
+        },
+      };
+    }
+    serverDefinition = wrapped as grpc.ServiceDefinition;
+  }
+  return serverDefinition;
 }
 
 /** The client constructor of `rules.RuleService` (tests, bench, docs example). */
