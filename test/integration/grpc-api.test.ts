@@ -128,6 +128,8 @@ describe('gRPC error statuses', () => {
     { name: 'empty input_json', method: 'Execute', req: { name: 'loan', input_json: '' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /input_json is required/ },
     { name: 'input_json that is not an object', method: 'Execute', req: { name: 'loan', input_json: '[1]' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /input must be a JSON object/ },
     { name: 'input_json with a __proto__ key', method: 'Execute', req: { name: 'loan', input_json: '{"__proto__":{"x":1}}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^input_json contains a forbidden key/ },
+    { name: 'input_json with a number outside the double range', method: 'Execute', req: { name: 'loan', input_json: '{"user":{"age":1e309}}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^input_json holds a number outside the double range/ },
+    { name: 'context_json with a number outside the double range', method: 'Eval', req: { expression: 'x % 3', context_json: '{"x":1e309}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^context_json holds a number outside the double range/ },
     { name: 'invalid ruleset name', method: 'Execute', req: { name: '../etc', input_json: '{}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /invalid ruleset name/ },
     { name: 'bad expression', method: 'Eval', req: { expression: 'a >= ', context_json: '{}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^parse error: .* at \d+/ },
     { name: 'eval run-time error', method: 'Eval', req: { expression: '"a" * 2' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^evaluation error/ },
