@@ -1,7 +1,7 @@
 /**
  * What each format can express, checked on the final tree before an emitter runs (SPEC.md: what
- * a format cannot express is a 500 "filter compilation failed": an `INEXPRESSIBLE` `FilterError`). The emitters can then assume a
- * well-formed tree.
+ * a format cannot express is a 500 "filter compilation failed": here an `INEXPRESSIBLE`
+ * `FilterError`, which the service maps). The emitters can then assume a well-formed tree.
  *
  * - every format: no `unsupported` condition (arithmetic or a function on an unknown field, two
  *   unknown fields compared, `exists` of an unknown field, ...);

@@ -5,9 +5,10 @@
  * Column names never reach a filter unchecked: a column must be a plain identifier (ASCII
  * letters, digits and `_`, not starting with a digit, at most 63 characters, the PostgreSQL
  * limit past which names are silently truncated); a mapping value may be a dotted name of up to
- * four such parts (`schema.table.column`). Anything else is a `BAD_REQUEST` `FilterError` (a 400), for every format (in Mongo a
- * `$` key would be an operator). For SQL the first part must also not be a reserved word: `user`
- * or `current_date` as a bare column would silently read a function instead of the column.
+ * four such parts (`schema.table.column`). Anything else is a `BAD_REQUEST` `FilterError` (a
+ * 400 once the service maps it), for every format (in Mongo a `$` key would be an operator).
+ * For SQL the first part must also not be a reserved word: `user` or `current_date` as a bare
+ * column would silently read a function instead of the column.
  */
 import { badFilterRequest, type FilterError } from './errors.js';
 import type { FilterFormat } from './types.js';

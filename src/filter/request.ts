@@ -1,7 +1,7 @@
 /**
  * Validation of the filter request body (SPEC.md "POST /rulesets/:name/filter" request table).
- * Every problem is a `BAD_REQUEST` `FilterError` naming the field (a 400 once the service maps it). Optional fields that are absent or null
- * take their defaults; unknown fields are ignored.
+ * Every problem is a `BAD_REQUEST` `FilterError` naming the field (a 400 once the service maps
+ * it). Optional fields that are absent or null take their defaults; unknown fields are ignored.
  */
 import type { JsonValue } from '../expr/ast.js';
 import { badFilterRequest, type FilterError } from './errors.js';
