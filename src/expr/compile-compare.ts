@@ -8,7 +8,7 @@
  * the tests treat exactly as `null` (lenient semantics); strict readers never yield `undefined`.
  */
 import type { JsonValue, PathNode } from './ast.js';
-import type { CompiledExpr } from './compile.js';
+import type { CompiledExpr } from './compiled-expr.js';
 import { compileRawReader, compileValueReader, directKeys, internalize, type Bag } from './compile-path.js';
 
 /** A primitive literal value. */

@@ -5,7 +5,7 @@
  * error is the same one.
  */
 import type { BinaryNode, JsonValue } from './ast.js';
-import type { CompiledExpr } from './compile.js';
+import type { CompiledExpr } from './compiled-expr.js';
 import { constValue, isConst } from './fold.js';
 import { applyBinary, compareStrings, containsValue, jsonEquals } from './semantics.js';
 

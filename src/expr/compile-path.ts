@@ -9,7 +9,7 @@
  * property of a plain object.
  */
 import type { JsonValue, PathNode } from './ast.js';
-import type { CompiledExpr, Vars } from './compile.js';
+import type { CompiledExpr, Vars } from './compiled-expr.js';
 import { ExprRuntimeError } from './errors.js';
 import { renderPath } from './render.js';
 

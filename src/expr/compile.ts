@@ -12,12 +12,9 @@ import { compileRawReader, compileValueReader, internalize } from './compile-pat
 import { constValue, fold, isConst } from './fold.js';
 import { IMPLS_1, IMPLS_2, IMPLS_N } from './functions.js';
 import { applyUnary, truthy } from './semantics.js';
+import type { CompiledExpr, Vars } from './compiled-expr.js';
 
-/** Variables set by action steps, read as `$name`. */
-export type Vars = Record<string, JsonValue>;
-
-/** A compiled expression: evaluates against an input and the variables (null when none are set). */
-export type CompiledExpr = (input: unknown, vars: Vars | null) => JsonValue;
+export type { CompiledExpr, Vars } from './compiled-expr.js';
 
 /** Options of `compile`. */
 export interface CompileOptions {

@@ -7,7 +7,8 @@
  */
 import type { BinaryOp, JsonValue, Node } from './ast.js';
 import { ExprRuntimeError } from './errors.js';
-import { applyBinary, applyUnary, callFunction, truthy } from './semantics.js';
+import { callFunction } from './functions.js';
+import { applyBinary, applyUnary, truthy } from './semantics.js';
 
 /** Marker returned by `constValue` for "not a constant". */
 export const NOT_CONST: unique symbol = Symbol('not constant');

@@ -10,17 +10,15 @@ export { fold } from './fold.js';
 export { render, renderPath } from './render.js';
 export { evaluate, type EvaluateResult } from './evaluate.js';
 export { cachedEvaluator, DEFAULT_EVAL_CACHE_SIZE } from './evaluate-cache.js';
+export { FUNCTIONS, callFunction, type FunctionSpec } from './functions.js';
 export {
-  FUNCTIONS,
   applyBinary,
   applyUnary,
-  callFunction,
   compareStrings,
   compareValues,
   jsonEquals,
   readPath,
   truthy,
   typeName,
-  type FunctionSpec,
 } from './semantics.js';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './limits.js';

@@ -6,11 +6,6 @@
 import type { BinaryOp, JsonValue, UnaryOp } from './ast.js';
 import { ExprRuntimeError } from './errors.js';
 
-// NOTE: functions.ts imports helpers from this file and this file re-exports its table, an
-// import cycle that is safe because neither module calls the other while it is being loaded.
-export { FUNCTIONS, callFunction } from './functions.js';
-export type { FunctionSpec } from './functions.js';
-
 /** Truthiness: `false`, `null`, `0` and `""` are false; everything else (incl. `[]`, `{}`) is true. */
 export function truthy(v: JsonValue): boolean {
   return !(v === false || v === null || v === 0 || v === '');

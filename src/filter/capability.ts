@@ -1,7 +1,7 @@
 /**
  * What each format can express, checked on the final tree before an emitter runs (SPEC.md: what
- * a format cannot express is a 500 "filter compilation failed"). The emitters can then assume a
- * well-formed tree.
+ * a format cannot express is a 500 "filter compilation failed": here an `INEXPRESSIBLE`
+ * `FilterError`, which the service maps). The emitters can then assume a well-formed tree.
  *
  * - every format: no `unsupported` condition (arithmetic or a function on an unknown field, two
  *   unknown fields compared, `exists` of an unknown field, ...);
@@ -11,12 +11,12 @@
  * - json: anything else.
  */
 import type { JsonValue } from '../expr/ast.js';
-import { ServiceError } from '../service/errors.js';
+import { inexpressible, type FilterError } from './errors.js';
 import type { Pred } from './predicate.js';
 import type { FilterFormat } from './types.js';
 
-function failed(what: string): ServiceError {
-  return new ServiceError('INTERNAL_ERROR', `filter compilation failed: ${what}`);
+function failed(what: string): FilterError {
+  return inexpressible(what);
 }
 
 function isScalar(v: JsonValue): boolean {
@@ -27,7 +27,7 @@ function kind(v: JsonValue): string {
   return Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
-/** Throws a 500 `ServiceError` naming the first condition `format` cannot express. */
+/** Throws an `INEXPRESSIBLE` `FilterError` naming the first condition `format` cannot express. */
 export function checkCapability(tree: Pred, format: FilterFormat): void {
   switch (tree.type) {
     case 'unsupported':

@@ -5,11 +5,12 @@
  * Column names never reach a filter unchecked: a column must be a plain identifier (ASCII
  * letters, digits and `_`, not starting with a digit, at most 63 characters, the PostgreSQL
  * limit past which names are silently truncated); a mapping value may be a dotted name of up to
- * four such parts (`schema.table.column`). Anything else is a 400, for every format (in Mongo a
- * `$` key would be an operator). For SQL the first part must also not be a reserved word: `user`
- * or `current_date` as a bare column would silently read a function instead of the column.
+ * four such parts (`schema.table.column`). Anything else is a `BAD_REQUEST` `FilterError` (a
+ * 400 once the service maps it), for every format (in Mongo a `$` key would be an operator).
+ * For SQL the first part must also not be a reserved word: `user` or `current_date` as a bare
+ * column would silently read a function instead of the column.
  */
-import { ServiceError } from '../service/errors.js';
+import { badFilterRequest, type FilterError } from './errors.js';
 import type { FilterFormat } from './types.js';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -32,11 +33,11 @@ const SQL_RESERVED: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-function bad(field: string, column: string, why: string): ServiceError {
-  return new ServiceError('BAD_REQUEST', `unsafe column name ${JSON.stringify(column)} for field '${field}': ${why}`);
+function bad(field: string, column: string, why: string): FilterError {
+  return badFilterRequest(`unsafe column name ${JSON.stringify(column)} for field '${field}': ${why}`, { field, column });
 }
 
-/** The column of one rule field; throws a 400 `ServiceError` when it is not a safe identifier. */
+/** The column of one rule field; throws a `BAD_REQUEST` `FilterError` when it is not a safe identifier. */
 export function columnFor(field: string, mapping: Readonly<Record<string, string>>, format: FilterFormat): string {
   const mapped = Object.hasOwn(mapping, field);
   const column = mapped ? mapping[field]! : field.replaceAll('.', '_');
@@ -52,11 +53,11 @@ export function columnFor(field: string, mapping: Readonly<Record<string, string
   return column;
 }
 
-function fail(err: ServiceError): never {
+function fail(err: FilterError): never {
   throw err;
 }
 
-/** Columns of every field, in the given order (a 400 for the first unsafe one). */
+/** Columns of every field, in the given order (a `BAD_REQUEST` for the first unsafe one). */
 export function resolveColumns(
   fields: Iterable<string>,
   mapping: Readonly<Record<string, string>>,

@@ -24,14 +24,20 @@ type OrderLiteral = CompareAtom & { readonly type: OrderType };
 /** The complementary positive ordering of a negated one, for a field known to be of its type. */
 const COMPLEMENT: Readonly<Record<OrderType, OrderType>> = { lt: 'ge', le: 'gt', gt: 'le', ge: 'lt' };
 
-const COMPLEMENTS = new WeakMap<OrderLiteral, OrderLiteral>();
+/**
+ * Per-object memo of `complementOf`, a symbol key like predicate.ts's caches: the state lives on
+ * the predicate (owned by the compiled ruleset's shared conditions, or by one request), not in
+ * the module.
+ */
+const COMPLEMENT_OF: unique symbol = Symbol('complement');
+type WithComplement = OrderLiteral & { [COMPLEMENT_OF]?: OrderLiteral };
 
 /** The opposite ordering (`x < 3` → `x >= 3`), one object per ordering (its key stays cached). */
 function complementOf(c: OrderLiteral): OrderLiteral {
-  let r = COMPLEMENTS.get(c);
+  let r = (c as WithComplement)[COMPLEMENT_OF];
   if (r === undefined) {
     r = { type: COMPLEMENT[c.type], field: c.field, value: c.value };
-    COMPLEMENTS.set(c, r);
+    (c as WithComplement)[COMPLEMENT_OF] = r;
   }
   return r;
 }

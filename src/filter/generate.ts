@@ -1,9 +1,9 @@
 /**
  * The filter pipeline (SPEC.md "POST /rulesets/:name/filter", architecture guide point 5):
- * prepared ruleset → partial evaluation and path planning → path simplification → one predicate
+ * compiled ruleset (its filter state, prepare.ts) → partial evaluation and path planning → path simplification → one predicate
  * tree → column check → capability check → emitter.
  */
-import type { RulesetDoc } from '../ruleset/index.js';
+import type { CompiledRuleset } from '../ruleset/index.js';
 import { checkCapability } from './capability.js';
 import { resolveColumns } from './columns.js';
 import { toJsonTree } from './json.js';
@@ -33,13 +33,13 @@ function constant(format: FilterFormat, matches: boolean, truncated: boolean): F
 }
 
 /**
- * The predicate tree of the rows for which `doc` yields one of the target codes, given the known
+ * The predicate tree of the rows for which `compiled` yields one of the target codes, given the known
  * input; `always`/`never` when that does not depend on unknown fields. `truncated` when a limit
  * stopped the walk (the tree is then `always`).
  */
-export function filterTree(doc: RulesetDoc, request: FilterRequest): { tree: Pred; truncated: boolean } {
-  const prepared = prepare(doc);
-  const known = { root: request.known_input, fieldMissing: prepared.compiled.fieldMissing };
+export function filterTree(compiled: CompiledRuleset, request: FilterRequest): { tree: Pred; truncated: boolean } {
+  const prepared = prepare(compiled);
+  const known = { root: request.known_input, fieldMissing: compiled.fieldMissing, memo: prepared.memo };
   const outcome = planPaths(prepared, known, new Set(request.target_results), request.max_paths);
   // NOTE: SPEC: when max_paths (or the depth limit) cuts the walk, always_matches is also true.
   if (outcome.truncated) return { tree: { type: 'always' }, truncated: true };
@@ -73,12 +73,13 @@ function disjunction(paths: readonly Path[]): Pred {
 }
 
 /**
- * Generates the filter of `request` for `doc`. Throws `ServiceError`: 400 for an unsafe column
- * name, 500 (`filter compilation failed: ...`) for a condition the format cannot express.
+ * Generates the filter of `request` for `compiled`. Throws `FilterError`: `BAD_REQUEST` for an
+ * unsafe column name, `INEXPRESSIBLE` (`filter compilation failed: ...`) for a condition the
+ * format cannot express.
  */
-export function generateFilter(doc: RulesetDoc, request: FilterRequest): FilterResponse {
+export function generateFilter(compiled: CompiledRuleset, request: FilterRequest): FilterResponse {
   const format = request.format;
-  const { tree, truncated } = filterTree(doc, request);
+  const { tree, truncated } = filterTree(compiled, request);
   if (tree.type === 'always') return constant(format, true, truncated);
   if (tree.type === 'never') return constant(format, false, false);
   const fields = [...fieldsOf(tree)].sort();

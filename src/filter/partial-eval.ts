@@ -35,10 +35,14 @@ export type Residual =
   | { readonly kind: 'if'; readonly cond: Residual; readonly then: Residual; readonly else: Residual }
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly Residual[] };
 
-/** What partial evaluation knows: the known input and the ruleset's missing-field policy. */
+/**
+ * What partial evaluation knows: the known input and the ruleset's missing-field policy; `memo`
+ * is the ruleset's per-expression memo (prepare.ts), shared by every request.
+ */
 export interface KnownInput {
   readonly root: JsonValue;
   readonly fieldMissing: FieldMissing;
+  readonly memo: ExprMemo;
 }
 
 const FALSE: Residual = Object.freeze({ kind: 'value', value: false });
@@ -102,18 +106,32 @@ function asBoolean(r: Residual): Residual {
   return { kind: 'unary', op: '!', operand: { kind: 'unary', op: '!', operand: r } };
 }
 
-/** Input paths a subtree reads, and whether it reads a variable (cached per node). */
-interface Reads {
+/** Input paths a subtree reads, and whether it reads a variable (memoized per node). */
+export interface Reads {
   readonly paths: readonly PathNode[];
   readonly variable: boolean;
 }
 
-const READS = new WeakMap<Node, Reads>();
-const COMPILED = new WeakMap<Node, CompiledExpr>();
+/**
+ * Per-expression memo of partial evaluation, keyed by syntax-tree node of one compiled ruleset
+ * (owned by it: prepare.ts). Filled as requests need it; never holds request data.
+ */
+export interface ExprMemo {
+  /** Input paths a subtree reads, and whether it reads a variable. */
+  readonly reads: Map<Node, Reads>;
+  /** Fully known subtrees compiled with the ruleset's `field_missing`. */
+  readonly compiled: Map<Node, CompiledExpr>;
+}
+
+/** An empty memo. */
+export function newExprMemo(): ExprMemo {
+  return Object.freeze({ reads: new Map(), compiled: new Map() });
+}
+
 const NO_PATHS: readonly PathNode[] = Object.freeze([]);
 
-function readsOf(node: Node): Reads {
-  let r = READS.get(node);
+function readsOf(node: Node, memo: ExprMemo): Reads {
+  let r = memo.reads.get(node);
   if (r !== undefined) return r;
   const children: readonly Node[] =
     node.kind === 'array' ? node.items
@@ -128,19 +146,19 @@ function readsOf(node: Node): Reads {
     const paths: PathNode[] = [];
     let variable = false;
     for (const c of children) {
-      const cr = readsOf(c);
+      const cr = readsOf(c, memo);
       paths.push(...cr.paths);
       variable ||= cr.variable;
     }
     r = { paths: paths.length === 0 ? NO_PATHS : paths, variable };
   }
-  READS.set(node, r);
+  memo.reads.set(node, r);
   return r;
 }
 
 /** True when every field `node` reads is resolved by the known input (and it reads no variable). */
 function isKnownSubtree(node: Node, known: KnownInput): boolean {
-  const r = readsOf(node);
+  const r = readsOf(node, known.memo);
   return !r.variable && r.paths.every((p) => lookup(known.root, p.segments) !== UNKNOWN);
 }
 
@@ -149,16 +167,16 @@ function isKnownSubtree(node: Node, known: KnownInput): boolean {
  * the same for every request (callers cache it).
  */
 export function ignoresKnownInput(node: Node, known: KnownInput): boolean {
-  return readsOf(node).paths.every((p) => lookup(known.root, p.segments) === UNKNOWN);
+  return readsOf(node, known.memo).paths.every((p) => lookup(known.root, p.segments) === UNKNOWN);
 }
 
 /** Runs the engine on a fully known subtree. */
 function evaluateKnown(node: Node, known: KnownInput): Residual {
   if (node.kind === 'literal') return value(node.value);
-  let fn = COMPILED.get(node);
+  let fn = known.memo.compiled.get(node);
   if (fn === undefined) {
     fn = compile(node, { fieldMissing: known.fieldMissing });
-    COMPILED.set(node, fn);
+    known.memo.compiled.set(node, fn);
   }
   try {
     return value(fn(known.root, null));

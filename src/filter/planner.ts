@@ -1,7 +1,8 @@
 /**
- * The path planner (SPEC.md filter rules 2-5): a depth-first walk from the entry step that
- * collects, for every way to reach a terminal whose code is a target, the conditions that lead
- * there.
+ * The path planner (SPEC.md filter rules 2-5): the partial walk. A depth-first walk from the
+ * entry step that collects, for every way to reach a terminal whose code is a target, the
+ * conditions that lead there. It follows the step meanings of ruleset/steps.ts (one exhaustive
+ * case per step kind):
  *
  * - Decision: an always-false branch is skipped and its negation accumulates; an always-true one
  *   is taken and ends the step; an undecided one is taken with its condition and its negation
@@ -21,10 +22,10 @@
  *   `max_paths` paths, or more than `MAX_VISITS` visited steps stops the walk with `truncated`
  *   (the caller then answers always_matches, to avoid false negatives).
  */
-import type { BranchInfo, StepInfo } from '../ruleset/index.js';
+import { assertNever, stepExpressions, stepsReaching, type BranchInfo, type StepInfo } from '../ruleset/index.js';
 import { toCondition, type Condition } from './condition.js';
 import { ignoresKnownInput, partialEval, type KnownInput } from './partial-eval.js';
-import { liveSteps, type PreparedRuleset } from './prepare.js';
+import type { PreparedRuleset } from './prepare.js';
 import { conjoin, type Path } from './simplify.js';
 
 /** Hard maximum of steps on one path (SPEC.md "Limits": filter traversal depth). */
@@ -32,13 +33,6 @@ export const MAX_DEPTH = 50;
 
 /** Work limit: steps visited in one walk before it stops as truncated. */
 export const MAX_VISITS = 100_000;
-
-/**
- * Conditions that read no known field, shared by every request on the same compiled ruleset.
- * NOTE (speed): most conditions only read unknown fields; their predicates (with their cached
- * keys and negations) are built once per document instead of once per request.
- */
-const SHARED_CONDITIONS = new WeakMap<BranchInfo, Condition>();
 
 /** The collected paths, and whether a limit stopped the walk. */
 export interface PlanOutcome {
@@ -49,7 +43,8 @@ export interface PlanOutcome {
 /** Walks the ruleset and collects the paths to `targets` (`maxPaths` 0 = unlimited). */
 export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets: ReadonlySet<string>, maxPaths: number): PlanOutcome {
   const steps = prepared.compiled.steps;
-  const live = liveSteps(prepared, targets);
+  const shared = prepared.sharedConditions;
+  const live = stepsReaching(prepared.compiled.graph, targets);
   const conditions = new Map<BranchInfo, Condition>();
   const runnable = new Map<string, boolean>();
   const onPath = new Set<string>();
@@ -61,27 +56,21 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     let c = conditions.get(b);
     if (c !== undefined) return c;
     // Shared only while this request knows none of the condition's fields.
-    const shared = ignoresKnownInput(b.ast, known);
-    c = shared ? SHARED_CONDITIONS.get(b) : undefined;
+    const isShared = ignoresKnownInput(b.ast, known);
+    c = isShared ? shared.get(b) : undefined;
     if (c === undefined) {
       c = toCondition(partialEval(b.ast, known));
-      if (shared) SHARED_CONDITIONS.set(b, c);
+      if (isShared) shared.set(b, c);
     }
     conditions.set(b, c);
     return c;
   };
 
-  /** False when an action value or a terminal output is known to fail. */
+  /** False when an expression that runs whenever the step is entered is known to fail. */
   const canRun = (step: StepInfo): boolean => {
     let ok = runnable.get(step.id);
     if (ok === undefined) {
-      const exprs =
-        step.type === 'action'
-          ? step.actions.flatMap((a) => (a.kind === 'set_variable' ? [a.ast] : []))
-          : step.type === 'terminal'
-            ? step.output.map((o) => o.ast)
-            : [];
-      ok = exprs.every((ast) => partialEval(ast, known).kind !== 'error');
+      ok = stepExpressions(step).every((e) => e.role === 'condition' || partialEval(e.ast, known).kind !== 'error');
       runnable.set(step.id, ok);
     }
     return ok;
@@ -117,6 +106,8 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
         if (rest !== null && step.defaultNext !== null) visit(step.defaultNext, rest, depth + 1);
         break;
       }
+      default:
+        assertNever(step);
     }
     onPath.delete(id);
   };

@@ -1,21 +1,21 @@
 /**
  * Validation of the filter request body (SPEC.md "POST /rulesets/:name/filter" request table).
- * Every problem is a 400 `BAD_REQUEST` naming the field. Optional fields that are absent or null
- * take their defaults; unknown fields are ignored.
+ * Every problem is a `BAD_REQUEST` `FilterError` naming the field (a 400 once the service maps
+ * it). Optional fields that are absent or null take their defaults; unknown fields are ignored.
  */
 import type { JsonValue } from '../expr/ast.js';
-import { ServiceError } from '../service/errors.js';
+import { badFilterRequest, type FilterError } from './errors.js';
 import { DEFAULT_MAX_PATHS, FILTER_FORMATS, type FilterFormat, type FilterRequest } from './types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function bad(message: string): ServiceError {
-  return new ServiceError('BAD_REQUEST', message);
+function bad(message: string): FilterError {
+  return badFilterRequest(message);
 }
 
-/** Validates a filter request body and applies the defaults; throws a 400 `ServiceError`. */
+/** Validates a filter request body and applies the defaults; throws a `BAD_REQUEST` `FilterError`. */
 export function parseFilterRequest(body: unknown): FilterRequest {
   if (!isObject(body)) throw bad('filter request body must be a JSON object');
 

@@ -46,14 +46,20 @@ export function conjoin(path: Path, p: Pred): Path | null {
   }
 }
 
-const TAUTOLOGIES = new WeakMap<Pred, boolean>();
+/**
+ * Per-object memo of `isTautology`, a symbol key like predicate.ts's caches: the state lives on
+ * the predicate (owned by the compiled ruleset's shared conditions, or by one request), not in
+ * the module. Only called on `or` nodes, which are never frozen.
+ */
+const TAUTOLOGY: unique symbol = Symbol('tautology');
+type WithTautology = Pred & { [TAUTOLOGY]?: boolean };
 
 /** True when a disjunction always holds: its negation (a conjunction) contradicts itself. */
 function isTautology(p: Pred): boolean {
-  let t = TAUTOLOGIES.get(p);
+  let t = (p as WithTautology)[TAUTOLOGY];
   if (t === undefined) {
     t = conjoin([], negate(p)) === null;
-    TAUTOLOGIES.set(p, t);
+    (p as WithTautology)[TAUTOLOGY] = t;
   }
   return t;
 }

@@ -1,73 +1,28 @@
 /**
  * Compiles a ruleset document once into an immutable `CompiledRuleset`: validated (every problem
  * at once), every expression parsed and compiled with the ruleset's `field_missing`, step
- * targets resolved to direct references, static terminal output precomputed.
+ * targets resolved to direct references, static terminal output precomputed, graph facts
+ * computed. Each step kind is built as steps.ts states its meaning.
  */
-import type { JsonValue, Node } from '../expr/ast.js';
+import type { JsonValue } from '../expr/ast.js';
+import { DerivedValues } from './derived.js';
 import type { ParsedExpression } from './expressions.js';
+import { buildGraph, type RulesetGraph } from './graph.js';
 import { deepFreeze, joinKey, setOwn } from './json.js';
 import { DEFAULT_VERSION, type FieldMissing, type RulesetDoc } from './model.js';
-import { ACTION, DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, TERMINAL, type ExecutionPlan, type LogLevel } from './plan.js';
+import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, type ExecutionPlan } from './plan.js';
 import { RulesetValidationError } from './result.js';
+import type { ActionInfo, StepInfo } from './step-info.js';
+import { PLAN_KIND, assertNever } from './steps.js';
 import { analyzeRuleset } from './validate.js';
 
-/** A branch of a decision step, for tools (the debug endpoint, the filter planner). */
-export interface BranchInfo {
-  /** The condition as written. */
-  readonly condition: string;
-  /** Its syntax tree. */
-  readonly ast: Node;
-  readonly nextStep: string;
-}
+export type { ActionInfo, ActionStepInfo, BranchInfo, DecisionInfo, OutputInfo, StepInfo, TerminalInfo } from './step-info.js';
 
-/** An action of an action step, for tools. */
-export type ActionInfo =
-  | { readonly kind: 'set_variable'; readonly name: string; readonly value: string; readonly ast: Node }
-  | { readonly kind: 'log'; readonly message: string; readonly level: LogLevel };
-
-/** An output expression of a terminal step, for tools. */
-export interface OutputInfo {
-  readonly key: string;
-  readonly expression: string;
-  readonly ast: Node;
-}
-
-/** A decision step, resolved. */
-export interface DecisionInfo {
-  readonly type: 'decision';
-  readonly id: string;
-  readonly name: string;
-  readonly branches: readonly BranchInfo[];
-  readonly defaultNext: string | null;
-}
-
-/** An action step, resolved. */
-export interface ActionStepInfo {
-  readonly type: 'action';
-  readonly id: string;
-  readonly name: string;
-  readonly actions: readonly ActionInfo[];
-  readonly nextStep: string;
-}
-
-/** A terminal step, resolved. */
-export interface TerminalInfo {
-  readonly type: 'terminal';
-  readonly id: string;
-  readonly name: string;
-  readonly code: string;
-  /** `result.message`, default "". */
-  readonly message: string;
-  /** Static output: the result keys other than code and message (deep-frozen). */
-  readonly staticOutput: Readonly<Record<string, JsonValue>>;
-  /** Step-level `output` expressions, evaluated at the terminal and merged over `staticOutput`. */
-  readonly output: readonly OutputInfo[];
-}
-
-/** Any resolved step. Switch on `type`. */
-export type StepInfo = DecisionInfo | ActionStepInfo | TerminalInfo;
-
-/** A validated, compiled, immutable ruleset. Build it with `compileRuleset`. */
+/**
+ * A validated, compiled, immutable ruleset: the engine's one value. It owns the execution plan,
+ * the resolved steps tools read, the graph facts and the values higher layers derive from it
+ * (the filter's prepared state). Build it with `compileRuleset`.
+ */
 export interface CompiledRuleset {
   readonly name: string;
   /** `config.version`, default "1.0.0". */
@@ -84,6 +39,10 @@ export interface CompiledRuleset {
   readonly hasVariables: boolean;
   /** Every step by id, in document order, with parsed expressions (read-only: do not mutate). */
   readonly steps: ReadonlyMap<string, StepInfo>;
+  /** Graph facts: successors, predecessors, terminals by code, reachable and cyclic steps. */
+  readonly graph: RulesetGraph;
+  /** Values derived lazily by higher layers (the filter's prepared state), owned by this value. */
+  readonly derived: DerivedValues;
   /** INTERNAL: the execution plan used by `execute`. Not part of the API; may change any time. */
   readonly _plan: ExecutionPlan;
 }
@@ -105,8 +64,7 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
   const byId = new Map<string, PlanNode>();
   for (const id of ids) {
     const s = rdoc.steps[id]!;
-    const kind = s.type === 'decision' ? DECISION : s.type === 'action' ? ACTION : TERMINAL;
-    byId.set(id, new PlanNode(kind, id, s.name ?? id, false, 0));
+    byId.set(id, new PlanNode(PLAN_KIND[s.type], id, s.name ?? id, false, 0));
   }
   const target = (id: string): PlanNode => byId.get(id)!;
   const nodes: PlanNode[] = [];
@@ -186,6 +144,8 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     doc: rdoc,
     hasVariables: analysis.hasVariables,
     steps: infos,
+    graph: buildGraph(infos, config.entry_step),
+    derived: new DerivedValues(),
     _plan: plan,
   });
 }
@@ -210,8 +170,4 @@ function linkDecision(head: PlanNode, branches: ReadonlyArray<{ fn: PlanNode['te
     node.then = b.then;
   });
   node.else = last;
-}
-
-function assertNever(x: never): never {
-  throw new Error(`internal: unexpected step ${JSON.stringify(x)}`);
 }

@@ -3,12 +3,13 @@
  * 1 and 3): walks the plan from the entry step to a terminal and returns code, message, output
  * and duration; the trace only when asked.
  *
- * This is the product's hot path. Pure: the clock and the log sink come in as options.
+ * This is the product's hot path. Pure: the clock and the log sink come in as options. The walks
+ * follow the step meanings of steps.ts on the plan's integer kinds (`PLAN_KIND`).
  */
 import type { JsonValue } from '../expr/ast.js';
 import { truthy, type Vars } from '../expr/index.js';
 import { setOwn } from './json.js';
-import { ACTION, DECISION, SET_VARIABLE, TERMINAL, type ExecutionPlan, type LogLevel, type PlanNode } from './plan.js';
+import { ACTION, DECISION, SET_VARIABLE, TERMINAL, type NO_MATCH, type ExecutionPlan, type LogLevel, type PlanNode } from './plan.js';
 import type { CompiledRuleset } from './compile.js';
 import { ExecutionError, type ExecutionResult, type TraceStep } from './result.js';
 
@@ -75,7 +76,7 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
       } else if (kind === TERMINAL) {
         break;
       } else {
-        throw noMatch(node);
+        throw noMatch(node, kind);
       }
       visited++;
       if (visited > maxSteps) throw stepLimit(maxSteps, node);
@@ -130,7 +131,7 @@ function executeTraced(
       } else if (kind === TERMINAL) {
         break;
       } else {
-        throw noMatch(node);
+        throw noMatch(node, kind);
       }
       const now = clock();
       ids.push(head.id);
@@ -220,7 +221,11 @@ function evaluationError(step: PlanNode, where: string, err: unknown): Execution
   return new ExecutionError('EVALUATION_ERROR', `step '${step.id}' ${where}: ${reason}`, step.id);
 }
 
-function noMatch(node: PlanNode): ExecutionError {
+/**
+ * The last `else` of both walks. NOTE (exhaustiveness, steps.ts): `kind` is narrowed to NO_MATCH
+ * there, so a new plan kind without its own branch in a walker fails to compile here.
+ */
+function noMatch(node: PlanNode, _kind: typeof NO_MATCH): ExecutionError {
   return new ExecutionError('NO_MATCHING_BRANCH', `step '${node.id}': no branch condition is true and there is no default_next`, node.id);
 }
 

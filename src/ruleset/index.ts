@@ -16,5 +16,8 @@ export {
   type StepInfo,
   type TerminalInfo,
 } from './compile.js';
+export { buildGraph, stepsReaching, type RulesetGraph } from './graph.js';
+export { PLAN_KIND, STEP_KINDS, assertNever, stepExpressions, stepSuccessors, type StepExpression, type StepKind } from './steps.js';
+export { DerivedSlot, DerivedValues } from './derived.js';
 export { execute, type ExecuteOptions, type ExecutionStats, type LogSink } from './execute.js';
 export type { LogLevel } from './plan.js';

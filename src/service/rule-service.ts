@@ -14,6 +14,7 @@ import type { PrepareFile, RuleRecord, RuleStore, WriteOptions } from '../store/
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
+import { fromFilterError } from './filter-errors.js';
 import { isPlainObject } from './json-object.js';
 import type { ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
@@ -22,6 +23,7 @@ import type {
   BatchResult,
   CallContext,
   EvalResult,
+  FilterAnswer,
   HeaderSignature,
   HealthInfo,
   PutResult,
@@ -245,10 +247,14 @@ export class RuleService implements RuleServiceApi {
     return debugView(this.record(ctx, name).compiled);
   }
 
-  filter(ctx: CallContext, name: string, request: unknown): unknown {
+  /** The filter of the stored compiled ruleset; filter errors mapped into the catalog (./filter-errors.ts). */
+  filter(ctx: CallContext, name: string, request: unknown): FilterAnswer {
     const rec = this.record(ctx, name, 1);
-    const parsed = parseFilterRequest(request);
-    return generateFilter(rec.doc, parsed);
+    try {
+      return generateFilter(rec.compiled, parseFilterRequest(request));
+    } catch (err) {
+      throw fromFilterError(err);
+    }
   }
 
   // ---------------------------------------------------------------- config

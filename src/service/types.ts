@@ -5,6 +5,7 @@
  * else. Metrics, audit and tracing are attached inside the façade, once for all transports.
  */
 import type { JsonValue } from '../expr/ast.js';
+import type { FilterResponse } from '../filter/index.js';
 import type { RulesetDoc } from '../ruleset/model.js';
 import type { ExecutionResult } from '../ruleset/result.js';
 import type { VersionEntry } from '../store/types.js';
@@ -57,6 +58,9 @@ export interface EvalResult {
   parsed: string;
 }
 
+/** Answer of the filter endpoint (SPEC.md "POST /rulesets/:name/filter"), as the filter builds it. */
+export type FilterAnswer = FilterResponse;
+
 /** Answer of the versions endpoint. */
 export interface VersionsResult {
   name: string;
@@ -94,7 +98,7 @@ export interface RuleServiceApi {
   executeBatch(ctx: CallContext, name: string, inputs: unknown, trace: boolean): BatchResult;
   evaluate(ctx: CallContext, expression: unknown, context: unknown): EvalResult;
   /** Filter endpoint (SPEC.md "POST /rulesets/:name/filter"); `request` is the raw body. */
-  filter(ctx: CallContext, name: string, request: unknown): unknown;
+  filter(ctx: CallContext, name: string, request: unknown): FilterAnswer;
   versions(ctx: CallContext, name: string): Promise<VersionsResult>;
   rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult>;
   getAuditSampleRate(ctx: CallContext): { sample_rate: number };

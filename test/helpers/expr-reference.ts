@@ -6,7 +6,8 @@
 import type { JsonValue, Node, PathNode } from '../../src/expr/ast.js';
 import { ExprRuntimeError } from '../../src/expr/errors.js';
 import { renderPath } from '../../src/expr/render.js';
-import { applyBinary, applyUnary, callFunction, readPath, truthy } from '../../src/expr/semantics.js';
+import { callFunction } from '../../src/expr/functions.js';
+import { applyBinary, applyUnary, readPath, truthy } from '../../src/expr/semantics.js';
 
 /** Outcome of an evaluation: a value or a runtime error (code and message). */
 export type Outcome = { ok: true; value: JsonValue } | { ok: false; code: string; message: string };

@@ -92,7 +92,7 @@ function ruleset(condition: string): RulesetDoc {
 }
 
 function filterOf(doc: RulesetDoc, format: FilterFormat): unknown {
-  return generateFilter(doc, parseFilterRequest({ known_input: {}, target_results: ['YES'], format })).filter;
+  return generateFilter(compileRuleset(doc), parseFilterRequest({ known_input: {}, target_results: ['YES'], format })).filter;
 }
 
 for (const [condition, engineSelects, sqlSelects] of TABLE) {

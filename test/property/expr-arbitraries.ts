@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import type { BinaryOp, JsonValue, Node } from '../../src/expr/ast.js';
-import { FUNCTIONS } from '../../src/expr/semantics.js';
+import { FUNCTIONS } from '../../src/expr/functions.js';
 
 const BINARY_OPS: BinaryOp[] = ['||', '&&', '==', '!=', '<', '<=', '>', '>=', 'in', 'not in', '+', '-', '*', '/', '%'];
 const IDENTS = ['a', 'b', 'user', 'x_1', '_', 'len', 'Z9'];

@@ -118,14 +118,14 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     }
     let responses: Record<FilterFormat, FilterResponse>;
     try {
-      // A request with other known input first: whatever is cached per document must not leak.
-      generateFilter(c.doc, parseFilterRequest({ known_input: {}, target_results: c.targets, format: 'json' }));
+      // A request with other known input first: whatever is cached per compiled ruleset must not leak.
+      generateFilter(compiled, parseFilterRequest({ known_input: {}, target_results: c.targets, format: 'json' }));
     } catch {
       // Unsupported without the known input (e.g. arithmetic on a field that is known below): fine.
     }
     try {
       const generated = FORMATS.map((format) =>
-        generateFilter(c.doc, parseFilterRequest({ known_input: c.knownInput, target_results: c.targets, format, field_mapping: c.mapping, max_paths: c.maxPaths })),
+        generateFilter(compiled, parseFilterRequest({ known_input: c.knownInput, target_results: c.targets, format, field_mapping: c.mapping, max_paths: c.maxPaths })),
       );
       responses = { sql: generated[0]!, json: generated[1]!, mongo: generated[2]! };
     } catch (err) {

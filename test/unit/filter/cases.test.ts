@@ -23,7 +23,7 @@
  *     truncated: false
  *     unknown_fields: [user.name]
  *     run: [sql]                         # formats to run for the flag checks alone (no filter given)
- *     error: {code: BAD_REQUEST, message: 'substring', formats: [sql]}   # expected ServiceError
+ *     error: {code: BAD_REQUEST, message: 'substring', formats: [sql]}   # expected error, as the service answers it
  *
  * Without explicit flags, a case with a non-null, non-TRUE filter expects always_matches,
  * never_matches and truncated all false, and a null filter expects never_matches.
@@ -34,9 +34,10 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import { generateFilter, parseFilterRequest, type FilterFormat, type FilterResponse } from '../../../src/filter/index.js';
-import type { RulesetDoc } from '../../../src/ruleset/index.js';
+import { FilterError, generateFilter, parseFilterRequest, type FilterFormat, type FilterResponse } from '../../../src/filter/index.js';
+import { compileRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 import { ServiceError } from '../../../src/service/errors.js';
+import { fromFilterError } from '../../../src/service/filter-errors.js';
 
 interface Case {
   name: string;
@@ -116,7 +117,7 @@ function bodyOf(c: Case, format: FilterFormat): unknown {
 }
 
 function run(doc: RulesetDoc, body: unknown): FilterResponse {
-  return generateFilter(doc, parseFilterRequest(body));
+  return generateFilter(compileRuleset(doc), parseFilterRequest(body));
 }
 
 function checkFlags(c: Case, r: FilterResponse, label: string): void {
@@ -140,7 +141,15 @@ function checkError(c: Case, doc: RulesetDoc, format: FilterFormat): void {
   const want = c.error!;
   const label = `${c.name} [${format}]`;
   assert.throws(
-    () => run(doc, bodyOf(c, format)),
+    () => {
+      // The code the service answers with: the filter's own error mapped into the catalog.
+      try {
+        run(doc, bodyOf(c, format));
+      } catch (err) {
+        assert.ok(err instanceof FilterError, `${label}: expected a FilterError, got ${String(err)}`);
+        throw fromFilterError(err);
+      }
+    },
     (err: unknown) => {
       assert.ok(err instanceof ServiceError, `${label}: expected a ServiceError, got ${String(err)}`);
       assert.equal(err.code, want.code, `${label}: code (message: ${err.message})`);

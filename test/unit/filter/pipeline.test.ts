@@ -1,17 +1,22 @@
 /**
- * Properties of the filter pipeline that golden cases cannot show: the per-document cache, the
- * work limit, deterministic output, and that src/filter stays pure.
+ * Properties of the filter pipeline that golden cases cannot show: the filter state owned by the
+ * compiled ruleset, the filter's own errors, the work limit, deterministic output, and that
+ * src/filter stays pure (no node:* module, no module-level caches, no service import).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { MAX_DEPTH, MAX_VISITS, generateFilter, parseFilterRequest } from '../../../src/filter/index.js';
+import { FilterError, MAX_DEPTH, MAX_VISITS, generateFilter, parseFilterRequest } from '../../../src/filter/index.js';
 import { prepare } from '../../../src/filter/prepare.js';
-import type { RulesetDoc } from '../../../src/ruleset/index.js';
+import { compileRuleset, type CompiledRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../../src/filter');
+
+function compiled(d: RulesetDoc = doc()): CompiledRuleset {
+  return compileRuleset(d);
+}
 
 function doc(): RulesetDoc {
   return {
@@ -41,20 +46,50 @@ function diamonds(n: number): RulesetDoc {
   return { config: { name: 'diamonds', entry_step: 'd0' }, steps };
 }
 
-test('a document is prepared once and cached by object identity', () => {
-  const d = doc();
-  const first = prepare(d);
-  assert.equal(prepare(d), first, 'same object → same prepared graph');
-  generateFilter(d, parseFilterRequest({ known_input: {}, target_results: ['OK'] }));
-  assert.equal(prepare(d), first, 'generateFilter uses the cache');
-  assert.notEqual(prepare(doc()), first, 'an equal copy is another document');
+test('the filter state is owned by the compiled ruleset and reused by every filter call on it', () => {
+  const c = compiled();
+  const first = prepare(c);
+  assert.equal(prepare(c), first, 'same compiled value → same filter state');
+  assert.equal(first.compiled, c);
+  generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'] }));
+  assert.equal(prepare(c), first, 'generateFilter uses the state of the compiled value');
+  const step = c.steps.get('d');
+  assert.ok(step?.type === 'decision');
+  const branch = step.branches[0]!;
+  const condition = first.sharedConditions.get(branch);
+  assert.ok(condition !== undefined, 'a condition reading no known field is kept on the compiled value');
+  generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'json' }));
+  assert.equal(first.sharedConditions.get(branch), condition, 'the second filter call reuses the cached condition object');
+  assert.notEqual(prepare(compiled()), first, 'another compiled value (of an equal document) has its own state');
+});
+
+test('generateFilter and parseFilterRequest throw the filter\'s own FilterError', () => {
+  const c = compiled();
+  assert.throws(
+    () => parseFilterRequest({ target_results: ['OK'] }),
+    (err: unknown) => err instanceof FilterError && err.code === 'BAD_REQUEST' && err.message === 'known_input is required',
+  );
+  assert.throws(
+    () => generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'], field_mapping: { age: 'a; DROP TABLE t' } })),
+    (err: unknown) =>
+      err instanceof FilterError && err.code === 'BAD_REQUEST' && err.message.startsWith('unsafe column name "a; DROP TABLE t" for field \'age\'') &&
+      err.details?.['field'] === 'age',
+  );
+  const arithmetic = compileRuleset({
+    config: { name: 'a', entry_step: 'd' },
+    steps: { d: { type: 'decision', branches: [{ condition: 'amount + 1 > 2', next_step: 'ok' }] }, ok: { type: 'terminal', result: { code: 'OK' } } },
+  });
+  assert.throws(
+    () => generateFilter(arithmetic, parseFilterRequest({ known_input: {}, target_results: ['OK'] })),
+    (err: unknown) => err instanceof FilterError && err.code === 'INEXPRESSIBLE' && err.message.startsWith('filter compilation failed: '),
+  );
 });
 
 test('output is deterministic: same request, same bytes', () => {
   for (const format of ['sql', 'json', 'mongo']) {
     const req = parseFilterRequest({ known_input: {}, target_results: ['OK'], format });
-    const a = JSON.stringify(generateFilter(doc(), req));
-    const b = JSON.stringify(generateFilter(doc(), req));
+    const a = JSON.stringify(generateFilter(compiled(), req));
+    const b = JSON.stringify(generateFilter(compiled(), req));
     assert.equal(a, b);
   }
 });
@@ -62,13 +97,13 @@ test('output is deterministic: same request, same bytes', () => {
 test('the walk stops at MAX_VISITS steps with truncated, even with max_paths 0', () => {
   assert.equal(MAX_DEPTH, 50);
   assert.ok(MAX_VISITS >= 10_000);
-  const r = generateFilter(diamonds(24), parseFilterRequest({ known_input: {}, target_results: ['OK'], max_paths: 0 }));
+  const r = generateFilter(compiled(diamonds(24)), parseFilterRequest({ known_input: {}, target_results: ['OK'], max_paths: 0 }));
   assert.deepEqual(r, { format: 'sql', filter: 'TRUE', always_matches: true, never_matches: false, truncated: true, unknown_fields: [] });
 });
 
 test('many paths below the limits merge back into one answer', () => {
   // 2^8 = 256 paths, each a combination of x_i == 1 / x_i != 1: together they cover every row.
-  const r = generateFilter(diamonds(8), parseFilterRequest({ known_input: {}, target_results: ['OK'], max_paths: 0 }));
+  const r = generateFilter(compiled(diamonds(8)), parseFilterRequest({ known_input: {}, target_results: ['OK'], max_paths: 0 }));
   assert.equal(r.always_matches, true);
   assert.equal(r.truncated, false);
 });
@@ -80,11 +115,14 @@ test('src/filter imports no node:* module (pure)', () => {
     const text = readFileSync(join(SRC, f), 'utf8');
     assert.doesNotMatch(text, /from\s+['"]node:/, f);
     assert.doesNotMatch(text, /require\(/, f);
+    assert.doesNotMatch(text, /from\s+['"]\.\.\/service\//, `${f} imports the service layer`);
+    // Derived state belongs to the compiled ruleset (prepare.ts) or to the predicate objects.
+    assert.doesNotMatch(text, /new WeakMap\b/, `${f} keeps module-level derived state`);
   }
 });
 
-test('a cached document answers every request as a fresh one would (no leak between requests)', () => {
-  const shared = doc();
+test('a compiled ruleset answers every request as a fresh one would (no leak between requests)', () => {
+  const shared = compiled();
   const requests = [
     { known_input: {} },
     { known_input: { age: 30 } },
@@ -96,7 +134,7 @@ test('a cached document answers every request as a fresh one would (no leak betw
   for (const r of requests) {
     for (const format of ['sql', 'json', 'mongo']) {
       const body = { ...r, target_results: ['OK'], format };
-      assert.deepEqual(generateFilter(shared, parseFilterRequest(body)), generateFilter(doc(), parseFilterRequest(body)), JSON.stringify(body));
+      assert.deepEqual(generateFilter(shared, parseFilterRequest(body)), generateFilter(compiled(), parseFilterRequest(body)), JSON.stringify(body));
     }
   }
 });

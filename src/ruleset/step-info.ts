@@ -1,0 +1,62 @@
+/**
+ * The resolved steps of a compiled ruleset, as tools read them (the debug endpoint, the filter
+ * planner, the graph facts): expressions parsed, step kinds as a discriminated union on `type`.
+ */
+import type { JsonValue, Node } from '../expr/ast.js';
+import type { LogLevel } from './plan.js';
+
+/** A branch of a decision step, for tools (the debug endpoint, the filter planner). */
+export interface BranchInfo {
+  /** The condition as written. */
+  readonly condition: string;
+  /** Its syntax tree. */
+  readonly ast: Node;
+  readonly nextStep: string;
+}
+
+/** An action of an action step, for tools. */
+export type ActionInfo =
+  | { readonly kind: 'set_variable'; readonly name: string; readonly value: string; readonly ast: Node }
+  | { readonly kind: 'log'; readonly message: string; readonly level: LogLevel };
+
+/** An output expression of a terminal step, for tools. */
+export interface OutputInfo {
+  readonly key: string;
+  readonly expression: string;
+  readonly ast: Node;
+}
+
+/** A decision step, resolved. */
+export interface DecisionInfo {
+  readonly type: 'decision';
+  readonly id: string;
+  readonly name: string;
+  readonly branches: readonly BranchInfo[];
+  readonly defaultNext: string | null;
+}
+
+/** An action step, resolved. */
+export interface ActionStepInfo {
+  readonly type: 'action';
+  readonly id: string;
+  readonly name: string;
+  readonly actions: readonly ActionInfo[];
+  readonly nextStep: string;
+}
+
+/** A terminal step, resolved. */
+export interface TerminalInfo {
+  readonly type: 'terminal';
+  readonly id: string;
+  readonly name: string;
+  readonly code: string;
+  /** `result.message`, default "". */
+  readonly message: string;
+  /** Static output: the result keys other than code and message (deep-frozen). */
+  readonly staticOutput: Readonly<Record<string, JsonValue>>;
+  /** Step-level `output` expressions, evaluated at the terminal and merged over `staticOutput`. */
+  readonly output: readonly OutputInfo[];
+}
+
+/** Any resolved step. Switch on `type`. */
+export type StepInfo = DecisionInfo | ActionStepInfo | TerminalInfo;
