@@ -11,6 +11,7 @@
 import type { ExecuteOptions } from '../ruleset/execute.js';
 import type { Origin } from '../store/types.js';
 import { DEFAULT_TENANT } from '../store/types.js';
+import { Emitter } from '../store/emitter.js';
 import { ServiceError } from './errors.js';
 import { TokenBucket, bucketCapacity, type MonotonicClock } from './rate-limit.js';
 import type { TenancyPort } from './tenancy-port.js';
@@ -42,9 +43,12 @@ export interface TenantRegistryOptions {
 /** The registry (see the module comment). */
 export class TenantRegistry implements TenancyPort {
   private readonly states = new Map<string, TenantState>();
-  private readonly listeners = new Set<TenantListener>();
+  private readonly emitter: Emitter<TenantEvent>;
 
   constructor(private readonly options: TenantRegistryOptions) {
+    this.emitter = new Emitter<TenantEvent>((err) =>
+      options.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'tenant listener threw; ignored'),
+    );
     this.states.set(DEFAULT_TENANT, this.stateOf(DEFAULT_TENANT_RECORD, undefined));
   }
 
@@ -145,21 +149,11 @@ export class TenantRegistry implements TenancyPort {
 
   /** Subscribes to changes; returns the unsubscribe function. */
   subscribe(listener: TenantListener): () => void {
-    const entry: TenantListener = (e) => listener(e);
-    this.listeners.add(entry);
-    return () => {
-      this.listeners.delete(entry);
-    };
+    return this.emitter.subscribe(listener);
   }
 
   private emit(event: TenantEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.options.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'tenant listener threw; ignored');
-      }
-    }
+    this.emitter.emit(event);
   }
 
   /**

@@ -19,7 +19,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RulesetDoc } from '../ruleset/model.js';
 import { atomicWrite, fsyncDir } from './atomic-write.js';
-import { StoreEmitter, type StoreLogger } from './emitter.js';
+import { storeEmitter, type Emitter, type StoreLogger } from './emitter.js';
 import { appendHistory, listHistory, pruneHistory, readHistoryDoc, serializeDoc, versionLabel, type HistoryFile } from './history.js';
 import {
   HEALTH_PROBE_FILE,
@@ -36,7 +36,7 @@ import {
 import { RecordMap, assertStorableRecord } from './record-map.js';
 import { RwLock } from './rw-lock.js';
 import { scanRulesDir, type SkippedEntry } from './scan.js';
-import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreListener, VersionEntry, WriteOptions } from './types.js';
+import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreEvent, StoreListener, VersionEntry, WriteOptions } from './types.js';
 
 /** Default of `--max-versions` (SPEC.md "Limits"). */
 export const DEFAULT_MAX_VERSIONS = 10;
@@ -60,7 +60,7 @@ export class FileStore implements RuleStore {
   readonly maxVersions: number;
 
   private readonly records = new RecordMap();
-  private readonly emitter: StoreEmitter;
+  private readonly emitter: Emitter<StoreEvent>;
   private readonly lock: RwLock;
   private readonly logger: StoreLogger | undefined;
   private readonly now: () => number;
@@ -74,7 +74,7 @@ export class FileStore implements RuleStore {
     this.rulesDir = resolve(options.rulesDir);
     this.maxVersions = maxVersions;
     this.logger = options.logger;
-    this.emitter = new StoreEmitter(options.logger);
+    this.emitter = storeEmitter(options.logger);
     this.lock = options.lock ?? new RwLock('store');
     this.now = options.now ?? Date.now;
     mkdirSync(this.rulesDir, { recursive: true });

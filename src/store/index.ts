@@ -10,9 +10,9 @@ import type { RuleStore } from './types.js';
 export * from './types.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { FileStore, DEFAULT_MAX_VERSIONS, type FileStoreOptions } from './file-store.js';
-export type { StoreLogger } from './emitter.js';
+export { Emitter, type ListenerErrorHandler, type StoreLogger } from './emitter.js';
 export { RwLock, LockTimeoutError, type Release } from './rw-lock.js';
-export { atomicWrite, isTempFileName } from './atomic-write.js';
+export { atomicWrite, isTempFileName, type AtomicWriteOptions, type FileFingerprint } from './atomic-write.js';
 export {
   HEALTH_PROBE_FILE,
   RULE_FILE_EXTENSIONS,

@@ -2,11 +2,11 @@
  * `MemoryStore`: the rule store of memory-only mode (no `--rules-dir`). No persistence and no
  * history (SPEC.md "Versioning" 7: the versions list is empty, rollback is unavailable).
  */
-import { StoreEmitter, type StoreLogger } from './emitter.js';
+import { storeEmitter, type Emitter, type StoreLogger } from './emitter.js';
 import { assertValidName, assertValidTenant } from './layout.js';
 import { RecordMap, assertStorableRecord } from './record-map.js';
 import { RwLock } from './rw-lock.js';
-import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreListener, VersionEntry, WriteOptions } from './types.js';
+import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreEvent, StoreListener, VersionEntry, WriteOptions } from './types.js';
 import type { RulesetDoc } from '../ruleset/model.js';
 
 /** Options of `MemoryStore`. */
@@ -22,11 +22,11 @@ export class MemoryStore implements RuleStore {
   readonly rulesDir = null;
 
   private readonly records = new RecordMap();
-  private readonly emitter: StoreEmitter;
+  private readonly emitter: Emitter<StoreEvent>;
   private readonly lock: RwLock;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.emitter = new StoreEmitter(options.logger);
+    this.emitter = storeEmitter(options.logger);
     this.lock = options.lock ?? new RwLock('store');
   }
 
