@@ -5,10 +5,11 @@
  *
  * The `default` tenant always exists (DEFAULT_TENANT_RECORD until it is changed) and can be
  * neither deleted nor disabled. Changes are made by `TenantManager` (API), the sync adapters
- * (broker, watcher) and the start-up load, and emitted as events (the broker publisher
- * subscribes, like it does to the rule store).
+ * (broker, watcher) and the start-up load, and emitted as `tenant.*` changes of the one change
+ * stream (store/change.ts), which the façade merges with the rule store's.
  */
 import type { ExecuteOptions } from '../ruleset/execute.js';
+import type { ChangeListener, TenantChangeEvent } from '../store/change.js';
 import type { Origin } from '../store/types.js';
 import { DEFAULT_TENANT } from '../store/types.js';
 import { Emitter } from '../store/emitter.js';
@@ -17,13 +18,11 @@ import { TokenBucket, bucketCapacity, type MonotonicClock } from './rate-limit.j
 import type { TenancyPort } from './tenancy-port.js';
 import { DEFAULT_TENANT_RECORD, sameRecord, type TenantRecord } from './tenant-model.js';
 
-/** A change of the registry, emitted after it is applied. */
-export type TenantEvent =
-  | { readonly type: 'put'; readonly record: TenantRecord; readonly previous?: TenantRecord; readonly origin: Origin }
-  | { readonly type: 'delete'; readonly id: string; readonly previous: TenantRecord; readonly origin: Origin };
+/** A change of the registry (the tenants collection of the change stream), emitted after it is applied. */
+export type TenantEvent = TenantChangeEvent;
 
 /** Listener of registry events; must not throw (errors are logged and ignored). */
-export type TenantListener = (event: TenantEvent) => void;
+export type TenantListener = ChangeListener<TenantChangeEvent>;
 
 /** Live state of one tenant. */
 interface TenantState {
@@ -111,7 +110,7 @@ export class TenantRegistry implements TenancyPort {
     const prev = this.states.get(record.id);
     if (prev && sameRecord(prev.record, record)) return false;
     this.states.set(record.id, this.stateOf(record, prev));
-    this.emit(prev ? { type: 'put', record, previous: prev.record, origin } : { type: 'put', record, origin });
+    this.emit(prev ? { kind: 'tenant.put', record, previous: prev.record, origin } : { kind: 'tenant.put', record, origin });
     return true;
   }
 
@@ -128,7 +127,7 @@ export class TenantRegistry implements TenancyPort {
     const prev = this.states.get(id);
     if (!prev) return undefined;
     this.states.delete(id);
-    this.emit({ type: 'delete', id, previous: prev.record, origin });
+    this.emit({ kind: 'tenant.delete', id, previous: prev.record, origin });
     return prev.record;
   }
 

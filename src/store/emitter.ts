@@ -44,5 +44,8 @@ export class Emitter<E> {
 
 /** The emitter of a rule store: a throwing listener is logged as `store listener threw; ignored`. */
 export function storeEmitter(logger: StoreLogger | undefined): Emitter<StoreEvent> {
-  return new Emitter<StoreEvent>((err, event) => logger?.warn({ err, event: event.type }, 'store listener threw; ignored'));
+  // NOTE: the log line keeps its `event: put|delete` field (log lines are part of the interface).
+  return new Emitter<StoreEvent>((err, event) =>
+    logger?.warn({ err, event: event.kind === 'ruleset.put' ? 'put' : 'delete' }, 'store listener threw; ignored'),
+  );
 }

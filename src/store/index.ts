@@ -1,5 +1,6 @@
 /**
- * The rule store: contract (`types.ts`), memory and file implementations, and `createStore`,
+ * The rule store: capabilities (`types.ts`), the change stream (`change.ts`), the tenant
+ * record and its file, memory and file implementations, and `createStore`,
  * which picks one from the configuration (`--rules-dir` set → persistent, else memory).
  */
 import type { StoreLogger } from './emitter.js';
@@ -8,6 +9,10 @@ import { MemoryStore } from './memory-store.js';
 import type { RuleStore } from './types.js';
 
 export * from './types.js';
+export * from './change.js';
+export * from './tenant-record.js';
+export { TenantFile } from './tenant-file.js';
+export { EchoFilter, type EchoFilterOptions } from './echo-filter.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { FileStore, DEFAULT_MAX_VERSIONS, type FileStoreOptions } from './file-store.js';
 export { Emitter, type ListenerErrorHandler, type StoreLogger } from './emitter.js';
