@@ -10,6 +10,7 @@
  */
 import type { ExecuteOptions } from '../ruleset/execute.js';
 import type { ChangeListener, TenantChangeEvent } from '../store/change.js';
+import type { ChangeSource } from '../store/types.js';
 import type { Origin } from '../store/types.js';
 import { DEFAULT_TENANT } from '../store/types.js';
 import { Emitter } from '../store/emitter.js';
@@ -40,7 +41,7 @@ export interface TenantRegistryOptions {
 }
 
 /** The registry (see the module comment). */
-export class TenantRegistry implements TenancyPort {
+export class TenantRegistry implements TenancyPort, ChangeSource<TenantChangeEvent> {
   private readonly states = new Map<string, TenantState>();
   private readonly emitter: Emitter<TenantEvent>;
 

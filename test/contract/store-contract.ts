@@ -1,5 +1,7 @@
 /**
- * The one contract suite every `RuleStore` implementation must pass (architecture guide, point 6).
+ * The one contract suite every `RuleStore` implementation must pass (architecture guide, point 6):
+ * read, write and subscribe for all, plus one test per optional capability (history, files).
+ * The subscribe capability is also checked for every collection in change-source-contract.ts.
  * Run by memory-store.test.ts and file-store.test.ts.
  */
 import assert from 'node:assert/strict';
