@@ -18,13 +18,13 @@
  * watcher reports, it re-reads the tenant directories concerned when the batch is applied
  * (after the debounce: by then chokidar watches them) and reconciles the rule files there.
  */
+import { classifyRulePath, isIgnoredPath } from '../store/rule-paths.js';
 import { DEFAULT_TENANT, type RuleFiles } from '../store/types.js';
 import { Batcher } from './batcher.js';
 import { errorText } from './broker-link.js';
 import { realClock, type SyncClock } from './clock.js';
 import { chokidarWatcher, type CreateFsWatcher, type FsWatcherLike } from './fs-watcher.js';
 import { FileReconciler } from './file-reconciler.js';
-import { classifyRulePath, isIgnoredPath } from './rule-paths.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
 
 export type { CreateFsWatcher, FsWatcherLike, FsWatchOptions } from './fs-watcher.js';
