@@ -55,9 +55,8 @@ export async function setupTenancy(options: TenancyOptions): Promise<Tenancy> {
     // `persist` (from the consumer): a reader with its own rules dir (no watcher on a shared dir)
     // keeps what it receives on disk, like the rule consumer does.
     apply: async (change, persist) => {
-      const deleted = change.kind === 'tenant.delete';
-      const outcome = await manager.applySync({ tenant_id: change.id, tenant: deleted ? null : change.record }, persist);
-      if (outcome === 'applied') logger.info({ tenant: change.id, deleted }, 'tenant sync event applied');
+      const outcome = await manager.applySync(change, persist);
+      if (outcome === 'applied') logger.info({ tenant: change.id, deleted: change.kind === 'tenant.delete' }, 'tenant sync event applied');
       return outcome;
     },
     records: () => registry.persistable(),

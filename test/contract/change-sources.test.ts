@@ -78,12 +78,12 @@ runChangeSourceContract('tenants: TenantManager with tenants.json (file)', async
       put: async (i, origin) => {
         const body = { id: `t${i}`, name: `tenant ${i}` };
         if (origin === 'api') void (registry.get(body.id) ? await manager.update(ctx, body.id, body) : await manager.create(ctx, body));
-        else if (origin === 'sync') await manager.applySync({ tenant_id: body.id, tenant: body }, true);
+        else if (origin === 'sync') await manager.applySync({ kind: 'tenant.put', id: body.id, record: body }, true);
         else registry.replaceAll([...registry.persistable(), parseTenantRecord(body)], origin);
       },
       remove: async (i, origin) => {
         if (origin === 'api') await manager.delete(ctx, `t${i}`);
-        else if (origin === 'sync') await manager.applySync({ tenant_id: `t${i}`, tenant: null }, true);
+        else if (origin === 'sync') await manager.applySync({ kind: 'tenant.delete', id: `t${i}` }, true);
         else registry.replaceAll(registry.persistable().filter((r) => r.id !== `t${i}`), origin);
       },
     },
