@@ -10,20 +10,19 @@
  * 3. remove `<name>.yaml|.yml|.svc` siblings, prune history to `maxVersions`,
  * 4. swap the in-memory record and emit the event.
  *
- * Capabilities: read, write, subscribe, `history` and `files` (reconcile from disk: the
- * current file of a ruleset by format precedence, and echo suppression of the files this store
- * wrote, by the fingerprint the atomic write returns, so nothing is looked up under the lock).
+ * Capabilities: read, write, subscribe, `history` and `files` (reconcile from disk,
+ * `rule-files.ts`: the current file of a ruleset by format precedence, and echo suppression of
+ * the files this store wrote, by the fingerprint the atomic write returns).
  *
  * NOTE (DECISIONS.md 4): after a persisted put, `<name>.json` is the only current file of the
  * ruleset: a `.yaml`/`.yml`/`.svc` it was loaded from is removed so that the next start does not
  * find two files for one name. Failures in step 3 happen after the commit point and are logged.
  */
 import { mkdirSync } from 'node:fs';
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RulesetDoc } from '../ruleset/model.js';
 import { atomicWrite, fsyncDir, type FileFingerprint } from './atomic-write.js';
-import { EchoFilter } from './echo-filter.js';
 import { storeEmitter, type Emitter, type StoreLogger } from './emitter.js';
 import { appendHistory, listHistory, pruneHistory, readHistoryDoc, serializeDoc, versionLabel, type HistoryFile } from './history.js';
 import {
@@ -40,13 +39,12 @@ import {
 } from './layout.js';
 import { RecordMap, assertStorableRecord } from './record-map.js';
 import { RwLock } from './rw-lock.js';
-import { currentRuleFile, scanRulesDir, type SkippedEntry } from './scan.js';
+import { DiskRuleFiles } from './rule-files.js';
+import { scanRulesDir, type SkippedEntry } from './scan.js';
 import type {
-  CurrentRuleFile,
   LoadReport,
   PrepareFile,
   PutOutcome,
-  RuleFiles,
   RuleHistory,
   RuleRecord,
   RuleStore,
@@ -72,21 +70,19 @@ export interface FileStoreOptions {
 }
 
 /** File-backed `RuleStore` (see the module comment). */
-export class FileStore implements RuleStore, RuleHistory, RuleFiles {
+export class FileStore implements RuleStore, RuleHistory {
   readonly rulesDir: string;
   readonly maxVersions: number;
   /** History capability: this store keeps version history. */
   readonly history: RuleHistory = this;
-  /** Reconcile-from-disk capability. */
-  readonly files: RuleFiles = this;
+  /** Reconcile-from-disk capability (./rule-files.ts), told about every file this store writes or removes. */
+  readonly files: DiskRuleFiles;
 
   private readonly records = new RecordMap();
   private readonly emitter: Emitter<StoreEvent>;
   private readonly lock: RwLock;
   private readonly logger: StoreLogger | undefined;
   private readonly now: () => number;
-  /** Fingerprints of the rule files this store wrote (echo suppression of the watcher). */
-  private readonly echo: EchoFilter;
 
   /** Creates the rules dir when missing (mkdir -p); throws when that fails. */
   constructor(options: FileStoreOptions) {
@@ -100,7 +96,7 @@ export class FileStore implements RuleStore, RuleHistory, RuleFiles {
     this.emitter = storeEmitter(options.logger);
     this.lock = options.lock ?? new RwLock('store');
     this.now = options.now ?? Date.now;
-    this.echo = new EchoFilter({ clock: { now: this.now } });
+    this.files = new DiskRuleFiles(this.rulesDir, this.now);
     mkdirSync(this.rulesDir, { recursive: true });
   }
 
@@ -244,23 +240,6 @@ export class FileStore implements RuleStore, RuleHistory, RuleFiles {
     return this.emitter.subscribe(listener);
   }
 
-  async current(tenant: string, name: string): Promise<CurrentRuleFile> {
-    const found = await currentRuleFile(this.rulesDir, tenant, name);
-    if (!found) return { kind: 'none' };
-    if (this.echo.isEcho(found.path, found.fingerprint)) return { kind: 'own', path: found.path };
-    return { kind: 'file', path: found.path };
-  }
-
-  async scan(): Promise<Array<{ tenant: string; name: string; path: string; mtimeMs: number }>> {
-    const out: Array<{ tenant: string; name: string; path: string; mtimeMs: number }> = [];
-    for (const file of (await scanRulesDir(this.rulesDir)).files) {
-      // NOTE: a file gone since the scan counts as changed (Infinity): its rule is re-checked.
-      const mtimeMs = await stat(file.path).then((st) => st.mtimeMs, () => Infinity);
-      out.push({ tenant: file.tenant, name: file.name, path: file.path, mtimeMs });
-    }
-    return out;
-  }
-
   /** Steps 1-3 of a put (see the module comment). */
   private async persistPut(record: RuleRecord, previous: RuleRecord | undefined): Promise<void> {
     const { tenant, name } = record;
@@ -278,14 +257,14 @@ export class FileStore implements RuleStore, RuleHistory, RuleFiles {
       if (saved) await rm(saved.path, { force: true }).catch(() => undefined);
       throw new Error(`cannot save ruleset "${name}" (tenant "${tenant}"): ${errorMessage(err)}`, { cause: err });
     }
-    this.echo.remember(target, written);
+    this.files.wrote(target, written);
     await this.afterCommit(tenant, name, 'cannot remove a superseded rule file', () => this.removeCurrentFiles(tenant, name, '.json'));
     await this.afterCommit(tenant, name, 'cannot prune history', () => pruneHistory(hdir, this.maxVersions));
   }
 
   /** Removes the current file(s) (the commit point), then the history directory. */
   private async persistDelete(tenant: string, name: string): Promise<void> {
-    this.echo.forget(rulePath(this.rulesDir, tenant, name, '.json'));
+    this.files.removed(rulePath(this.rulesDir, tenant, name, '.json'));
     try {
       await this.removeCurrentFiles(tenant, name);
     } catch (err) {
