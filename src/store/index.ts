@@ -12,6 +12,7 @@ export * from './types.js';
 export * from './change.js';
 export * from './tenant-record.js';
 export { TenantFile } from './tenant-file.js';
+export { TenantCollection } from './tenant-collection.js';
 export { EchoFilter, type EchoFilterOptions } from './echo-filter.js';
 export { classifyRulePath, isIgnoredPath, type RulePathKind } from './rule-paths.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';

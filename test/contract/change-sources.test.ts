@@ -1,7 +1,7 @@
 /**
  * Runs the subscribe-capability contract against every collection of the change stream: the
- * rulesets collection (memory and file stores) and the tenants collection (the tenant registry
- * alone, and through the tenant manager with `tenants.json`).
+ * rulesets collection (memory and file stores) and the tenants collection (in memory, through
+ * the tenant registry, and through the tenant manager with `tenants.json`).
  */
 import { TenantManager } from '../../src/service/tenant-manager.js';
 import { parseTenantRecord } from '../../src/service/tenant-model.js';
@@ -9,6 +9,7 @@ import { TenantRegistry } from '../../src/service/tenant-registry.js';
 import type { RulesetChange, TenantChangeEvent } from '../../src/store/change.js';
 import { FileStore } from '../../src/store/file-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { TenantCollection } from '../../src/store/tenant-collection.js';
 import { TenantFile } from '../../src/store/tenant-file.js';
 import type { RuleStore } from '../../src/store/types.js';
 import { runChangeSourceContract, type ChangeSourceUnderTest } from './change-source-contract.js';
@@ -26,7 +27,7 @@ function rulesets(store: RuleStore, cleanup: () => Promise<void>): ChangeSourceU
   };
 }
 
-function tenants(registry: TenantRegistry, write: { put(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void>; remove(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void> }, cleanup: () => Promise<void>): ChangeSourceUnderTest<TenantChangeEvent> {
+function tenants(registry: Pick<TenantRegistry, 'get' | 'subscribe'>, write: { put(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void>; remove(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void> }, cleanup: () => Promise<void>): ChangeSourceUnderTest<TenantChangeEvent> {
   return {
     subscribe: (listener) => registry.subscribe(listener),
     ...write,
@@ -44,7 +45,19 @@ runChangeSourceContract('rulesets: FileStore', async () => {
   return rulesets(new FileStore({ rulesDir: dir }), cleanup);
 });
 
-runChangeSourceContract('tenants: TenantRegistry (memory)', async () => {
+runChangeSourceContract('tenants: TenantCollection (memory)', async () => {
+  const collection = new TenantCollection();
+  return tenants(
+    { get: (id) => collection.get(id), subscribe: (listener) => collection.subscribe(listener) },
+    {
+      put: async (i, origin) => void collection.set(parseTenantRecord({ id: `t${i}`, name: `tenant ${i}` }), origin),
+      remove: async (i, origin) => void collection.remove(`t${i}`, origin),
+    },
+    async () => undefined,
+  );
+});
+
+runChangeSourceContract('tenants: TenantRegistry over its collection', async () => {
   const registry = new TenantRegistry({ clock: () => 0 });
   return tenants(
     registry,
