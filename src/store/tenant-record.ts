@@ -65,7 +65,7 @@ export function isValidTenantId(id: unknown): id is string {
 
 /** The message of an invalid tenant id. */
 export function invalidTenantIdMessage(id: unknown): string {
-  return `invalid tenant id ${JSON.stringify(clip(String(id)))}: use 1-128 of A-Z a-z 0-9 _ - . not starting with '.'`;
+  return `invalid tenant id ${JSON.stringify(clip(printable(id)))}: use 1-128 of A-Z a-z 0-9 _ - . not starting with '.'`;
 }
 
 /**
@@ -189,6 +189,19 @@ function limit(
     return null;
   }
   return v;
+}
+
+/**
+ * `String(value)`, or `[object Object]`-style text when the value cannot be converted.
+ * NOTE: a JSON body can carry an object whose `toString` is not a function (`{"toString": null}`),
+ * and `String()` of it throws; an invalid id must still be a 400 that names it, not a 500.
+ */
+function printable(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 function clip(s: string): string {
