@@ -82,7 +82,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       clock: () => performance.now(),
       now: Date.now,
       ...(tracing ? { tracer: tracing } : {}),
-      ...(tenancy ? { tenancy: tenancy.registry } : {}),
+      ...(tenancy ? { tenancy: tenancy.registry, tenantSync: tenancy.sync } : {}),
     },
   );
 

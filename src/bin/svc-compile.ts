@@ -11,7 +11,7 @@ import { parsePrivateKey, rawPublicKey, toBase64, type KeyFormatError } from '..
 import { RuleFileError, ruleFileFormat } from '../signing/rule-file.js';
 import { CompileError, compileRuleFile } from '../signing/rule-file-ops.js';
 import { decodeSvc, initSvcCodec } from '../signing/svc-format.js';
-import { writeFileAtomic } from '../signing/write-file.js';
+import { atomicWrite } from '../store/atomic-write.js';
 
 interface CompileOptions {
   input: string;
@@ -52,7 +52,7 @@ await runCli<CompileOptions>(program, process.argv, async (opts) => {
     process.stderr.write(`svc-compile: note: the existing _signature of ${opts.input} was replaced by a new signature\n`);
   }
   try {
-    await writeFileAtomic(output, result.svc);
+    await atomicWrite(output, result.svc, { keepMode: true });
   } catch (err) {
     throw new CliError(`cannot write ${output}: ${ioReason(err)}`);
   }

@@ -9,7 +9,7 @@ import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, createProgram, EXIT_FAILED, EXIT_OK, ioReason, runCli } from '../signing/cli-support.js';
 import { generateKeyPair, privateKeyToPem, toBase64 } from '../signing/ed25519.js';
-import { writeFileAtomic } from '../signing/write-file.js';
+import { atomicWrite } from '../store/atomic-write.js';
 
 interface KeygenOptions {
   outputDir: string;
@@ -38,8 +38,8 @@ await runCli<KeygenOptions>(program, process.argv, async (opts) => {
   const { privateKey, publicKeyRaw } = generateKeyPair();
   const publicKey = toBase64(publicKeyRaw);
   try {
-    await writeFileAtomic(privatePath, privateKeyToPem(privateKey), { mode: 0o600 });
-    await writeFileAtomic(publicPath, `${publicKey}\n`, { mode: 0o644 });
+    await atomicWrite(privatePath, privateKeyToPem(privateKey), { mode: 0o600 });
+    await atomicWrite(publicPath, `${publicKey}\n`, { mode: 0o644 });
   } catch (err) {
     throw new CliError(`cannot write the key files in ${opts.outputDir}: ${ioReason(err)}`);
   }

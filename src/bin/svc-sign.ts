@@ -10,7 +10,7 @@ import { parsePrivateKey, rawPublicKey, toBase64, type KeyFormatError } from '..
 import { RuleFileError, ruleFileFormat } from '../signing/rule-file.js';
 import { signRuleFile } from '../signing/rule-file-ops.js';
 import { initSvcCodec } from '../signing/svc-format.js';
-import { writeFileAtomic } from '../signing/write-file.js';
+import { atomicWrite } from '../store/atomic-write.js';
 
 interface SignOptions {
   privateKey: string;
@@ -47,7 +47,7 @@ await runCli<SignOptions>(program, process.argv, async (opts) => {
     throw err;
   }
   try {
-    await writeFileAtomic(output, signed);
+    await atomicWrite(output, signed, { keepMode: true });
   } catch (err) {
     throw new CliError(`cannot write ${output}: ${ioReason(err)}`);
   }

@@ -1,7 +1,7 @@
 /**
  * The `RuleService` façade (architecture guide, point 3): the one entry point of every
- * operation. Transports decode, call one method and encode; the sync adapters call the
- * `apply*` methods. Metrics and audit are recorded here, once for every transport.
+ * operation. Transports decode, call one method and encode; the sync adapters read one
+ * `snapshot()`, consume one change stream (`subscribe`) and apply through `applyChange`. Metrics and audit are recorded here, once for every transport.
  */
 import { ExprRuntimeError, ExprSyntaxError, cachedEvaluator } from '../expr/index.js';
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
@@ -10,7 +10,8 @@ import type { CompiledRuleset } from '../ruleset/compile.js';
 import { isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
 import { RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
-import type { PrepareFile, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
+import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
+import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
@@ -18,7 +19,7 @@ import { fromFilterError } from './filter-errors.js';
 import { isPlainObject } from './json-object.js';
 import type { ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
-import type { TenancyPort } from './tenancy-port.js';
+import type { TenancyPort, TenantSyncPort } from './tenancy-port.js';
 import type {
   BatchResult,
   CallContext,
@@ -67,10 +68,14 @@ export interface RuleServiceDeps {
   readonly tracer?: ServiceTracer;
   /** Multi-tenancy (`--multi-tenancy-enabled`, docs/tenancy.md); absent: everything is tenant `default`. */
   readonly tenancy?: TenancyPort;
+  /** The tenants collection for sync (multi-tenancy); absent: snapshot and changes hold rulesets only. */
+  readonly tenantSync?: TenantSyncPort;
 }
 
-/** Outcome of applying a change that came from the broker or the watcher. */
-export type ApplyOutcome = 'applied' | 'unchanged' | 'rejected';
+export type { ApplyOutcome } from '../store/change.js';
+
+/** Origin of a change applied by a sync adapter. */
+type SyncOrigin = 'sync' | 'watch';
 
 /** The façade. */
 export class RuleService implements RuleServiceApi {
@@ -103,11 +108,6 @@ export class RuleService implements RuleServiceApi {
     });
   }
 
-  /** The store behind the façade (for wiring sync adapters). */
-  get store(): RuleStore {
-    return this.deps.store;
-  }
-
   /** Installs the provider of the `sync` block of `/health`. */
   setSyncStatus(fn: () => Record<string, unknown>): void {
     this.syncStatusFn = fn;
@@ -130,7 +130,8 @@ export class RuleService implements RuleServiceApi {
 
   async versions(ctx: CallContext, name: string): Promise<VersionsResult> {
     const rec = this.record(ctx, name);
-    const versions = await this.deps.store.versions(ctx.tenant, name);
+    const history = this.deps.store.history;
+    const versions = history ? await history.versions(ctx.tenant, name) : [];
     return { name, current_version: rec.version, versions };
   }
 
@@ -177,13 +178,14 @@ export class RuleService implements RuleServiceApi {
   async rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult> {
     this.guard.assertWritable();
     const current = this.record(ctx, name);
-    if (this.deps.store.mode === 'memory') {
+    const history = this.deps.store.history;
+    if (!history) {
       throw new ServiceError('BAD_REQUEST', 'version rollback is not available in memory-only mode (start the server with --rules-dir)');
     }
     if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 1) {
       throw new ServiceError('BAD_REQUEST', 'seq must be a positive integer');
     }
-    const doc = await this.deps.store.readVersion(ctx.tenant, name, seq);
+    const doc = await history.readVersion(ctx.tenant, name, seq);
     if (!doc) throw new ServiceError('NOT_FOUND', `version ${seq} of ruleset '${name}' not found`);
     const record = this.compileRecord(ctx.tenant, doc);
     if (record.name !== name) throw new ServiceError('INTERNAL_ERROR', `stored version ${seq} names another ruleset`);
@@ -283,7 +285,7 @@ export class RuleService implements RuleServiceApi {
       version: this.options.version,
       uptime_seconds: Math.floor((this.deps.now() - this.startedAt) / 1000),
       role: this.options.role,
-      storage: { mode: store.mode, rules_dir: store.rulesDir, rules_count: store.count() },
+      storage: { mode: store.files ? 'persistent' : 'memory', rules_dir: store.rulesDir, rules_count: store.count() },
     };
     if (this.syncStatusFn) info.sync = this.syncStatusFn();
     return info;
@@ -310,40 +312,82 @@ export class RuleService implements RuleServiceApi {
     return this.compileRecord(file.tenant, doc);
   };
 
-  /**
-   * Applies a ruleset that came from the broker or the watcher. Skipped ('unchanged') when the
-   * local copy has the same version label and the same content (DECISIONS.md 7).
-   */
-  async applyPut(tenant: string, doc: unknown, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
-    let record: RuleRecord;
-    try {
-      record = this.compileRecord(tenant, doc);
-    } catch (err) {
-      this.deps.logger.warn({ tenant, origin, err: errorMessage(err) }, 'rejected a synchronized ruleset');
-      return 'rejected';
-    }
-    return this.applyRecord(record, origin, persist);
+  /** The store's reconcile-from-disk capability (the watcher), absent without a rules dir. */
+  get files(): RuleFiles | undefined {
+    return this.deps.store.files;
+  }
+
+  /** True when the store writes to disk (a sync adapter may persist what it applies). */
+  get persistent(): boolean {
+    return this.deps.store.files !== undefined;
+  }
+
+  /** True when tenants are synchronized (multi-tenancy): the snapshot and the stream hold them. */
+  get syncsTenants(): boolean {
+    return this.deps.tenantSync !== undefined;
+  }
+
+  /** The stored record of `(tenant, name)`, with no tenant check (sync adapters). */
+  current(tenant: string, name: string): RuleRecord | undefined {
+    return this.deps.store.get(tenant, name);
+  }
+
+  /** Everything this instance holds, as puts: tenants first (sorted by id), then rulesets by tenant and name. */
+  snapshot(): SnapshotEntry[] {
+    const out: SnapshotEntry[] = [];
+    for (const record of this.deps.tenantSync?.records() ?? []) out.push({ kind: 'tenant.put', record });
+    const store = this.deps.store;
+    for (const tenant of store.tenants()) for (const record of store.list(tenant)) out.push({ kind: 'ruleset.put', record });
+    return out;
+  }
+
+  /** The one change stream: the rule store's changes and (multi-tenancy) the tenants'. */
+  subscribe(listener: ChangeListener<Change>): () => void {
+    const offRules = this.deps.store.subscribe(listener);
+    const offTenants = this.deps.tenantSync?.subscribe(listener);
+    return () => {
+      offRules();
+      offTenants?.();
+    };
   }
 
   /**
-   * Applies a record prepared from a rule file (`prepareFile`, by the watcher), with the same
-   * skip rule as `applyPut`: unchanged when version label and content equal the local copy.
+   * Applies a change that came from the broker or the watcher. A ruleset is skipped
+   * ('unchanged') when the local copy has the same version label and the same content
+   * (DECISIONS.md 7); an invalid ruleset document is logged and 'rejected'. `persist`: write it
+   * to the rules dir too (a reader with its own dir).
    */
-  async applyRecord(record: RuleRecord, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
-    const local = this.deps.store.get(record.tenant, record.name);
-    if (local && local.version === record.version && canonicalJson(local.doc) === canonicalJson(record.doc)) {
-      return 'unchanged';
+  async applyChange(change: IncomingChange, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
+    switch (change.kind) {
+      case 'ruleset.put': {
+        let record: RuleRecord;
+        try {
+          record = this.compileRecord(change.tenant, change.doc);
+        } catch (err) {
+          this.deps.logger.warn({ tenant: change.tenant, origin, err: errorMessage(err) }, 'rejected a synchronized ruleset');
+          return 'rejected';
+        }
+        return this.applyRecord(record, origin, persist);
+      }
+      case 'ruleset.file':
+        return this.applyRecord(change.record, origin, persist);
+      case 'ruleset.delete': {
+        if (!this.deps.store.get(change.tenant, change.name)) return 'unchanged';
+        const removed = await this.deps.store.delete(change.tenant, change.name, { origin, persist });
+        if (removed) this.deps.metrics.forgetRuleset(change.name, change.tenant);
+        return 'applied';
+      }
+      case 'tenant.put':
+      case 'tenant.delete':
+        return this.deps.tenantSync ? this.deps.tenantSync.apply(change, persist) : 'unchanged';
+      default:
+        return assertNever(change);
     }
-    await this.deps.store.put(record, { origin, persist });
-    return 'applied';
   }
 
-  /** Applies a deletion that came from the broker or the watcher. */
-  async applyDelete(tenant: string, name: string, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
-    if (!this.deps.store.get(tenant, name)) return 'unchanged';
-    const removed = await this.deps.store.delete(tenant, name, { origin, persist });
-    if (removed) this.deps.metrics.forgetRuleset(name, tenant);
-    return 'applied';
+  /** Applies a ruleset document from the broker (`applyChange` of a `ruleset.put`). */
+  applyPut(tenant: string, doc: unknown, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
+    return this.applyChange({ kind: 'ruleset.put', tenant, doc }, origin, persist);
   }
 
   // ---------------------------------------------------------------- internals
@@ -388,6 +432,16 @@ export class RuleService implements RuleServiceApi {
     this.deps.audit.write(event, fields);
   }
 
+  /** Puts a synchronized record unless the local copy has the same version label and content. */
+  private async applyRecord(record: RuleRecord, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
+    const local = this.deps.store.get(record.tenant, record.name);
+    if (local && local.version === record.version && canonicalJson(local.doc) === canonicalJson(record.doc)) {
+      return 'unchanged';
+    }
+    await this.deps.store.put(record, { origin, persist });
+    return 'applied';
+  }
+
   /** Runs a store write; a storage failure becomes a 500 that says what failed. */
   private async persist<T>(write: () => Promise<T>): Promise<T> {
     try {
@@ -421,6 +475,10 @@ function stripSignature(body: unknown): unknown {
   if (!isPlainObject(body) || !Object.hasOwn(body, '_signature')) return body;
   const { _signature: _, ...rest } = body as Record<string, unknown>;
   return rest;
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unknown change kind: ${JSON.stringify(value)}`);
 }
 
 function errorMessage(err: unknown): string {

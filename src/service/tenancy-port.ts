@@ -4,6 +4,8 @@
  * one field and serves everything in tenant `default`, exactly as without tenancy.
  */
 import type { ExecuteOptions } from '../ruleset/execute.js';
+import type { ApplyOutcome, ChangeListener, IncomingChange, TenantChangeEvent } from '../store/change.js';
+import type { TenantRecord } from '../store/tenant-record.js';
 
 /** Tenant checks of the façade. Every method is O(1); `admit` and `executeOptions` allocate nothing. */
 export interface TenancyPort {
@@ -24,4 +26,20 @@ export interface TenancyPort {
    * when a tenant holding `held` rulesets may not create one more (`max_rulesets`).
    */
   assertCanCreate(tenant: string, held: number): void;
+}
+
+/** An incoming change of the tenants collection. */
+export type IncomingTenantChange = Extract<IncomingChange, { kind: 'tenant.put' | 'tenant.delete' }>;
+
+/**
+ * The tenants collection as the façade synchronizes it (implemented in tenancy.ts): absent
+ * without multi-tenancy, and then the façade's snapshot and change stream hold no tenant.
+ */
+export interface TenantSyncPort {
+  /** Applies a tenant change from the broker; `persist`: also write `tenants.json`. */
+  apply(change: IncomingTenantChange, persist: boolean): Promise<ApplyOutcome>;
+  /** The records that make up this instance's tenant state (what a reader must end up with). */
+  records(): readonly TenantRecord[];
+  /** The tenants' change stream; returns the unsubscribe function. */
+  subscribe(listener: ChangeListener<TenantChangeEvent>): () => void;
 }

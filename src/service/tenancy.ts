@@ -2,15 +2,16 @@
  * Multi-tenancy wiring (`--multi-tenancy-enabled`, docs/tenancy.md): loads the tenant registry
  * from `<rules-dir>/tenants.json` (memory-only mode: just `default`), and builds what the rest
  * of the server is given: the registry (the façade's `TenancyPort`), the manager (the HTTP
- * tenant routes) and the sync hooks (broker `TenantConfigChanged`, watcher `tenants.json`).
+ * tenant routes), the tenants collection for the façade's sync methods (`TenantSyncPort`) and
+ * the watcher hook for `tenants.json`.
  */
 import type { Config } from '../config/index.js';
 import type { RuleStore } from '../store/types.js';
 import { TenantFile } from '../store/tenant-file.js';
 import type { ServiceAudit, ServiceLogger } from './ports.js';
-import { TenantManager, type TenantChange } from './tenant-manager.js';
-import type { TenantRecord } from './tenant-model.js';
-import { TenantRegistry, type TenantListener } from './tenant-registry.js';
+import type { TenantSyncPort } from './tenancy-port.js';
+import { TenantManager } from './tenant-manager.js';
+import { TenantRegistry } from './tenant-registry.js';
 
 /** What `setupTenancy` needs. */
 export interface TenancyOptions {
@@ -26,14 +27,12 @@ export interface TenancyOptions {
 export interface Tenancy {
   readonly registry: TenantRegistry;
   readonly manager: TenantManager;
+  /** The tenants collection for the façade (`RuleServiceDeps.tenantSync`): broker apply, snapshot, changes. */
+  readonly sync: TenantSyncPort;
   /** Hooks for `startSync` (`SyncHooks`). */
   readonly hooks: {
     /** The watcher saw `tenants.json` change: reload it. */
     readonly onTenantsFileChanged: () => Promise<void>;
-    /** A reader received `TenantConfigChanged`: apply it. */
-    readonly onTenantEvent: (event: TenantChange) => Promise<void>;
-    /** What a writer publishes: its tenant state and changes. */
-    readonly tenants: { records(): readonly TenantRecord[]; subscribe(listener: TenantListener): () => void };
   };
   /** Logs tenants that hold loaded rulesets but are not registered (call after the store loaded). */
   reportUnregistered(): void;
@@ -52,22 +51,26 @@ export async function setupTenancy(options: TenancyOptions): Promise<Tenancy> {
   registry.replaceAll(records ?? [], 'load');
   logger.info({ tenants: registry.list().length, file: file?.path ?? null }, 'tenant registry loaded');
   const manager = new TenantManager({ registry, store, file, audit, logger, role: config.role, writerAddr: config.writerAddr });
-  // A reader with its own rules dir (no watcher on a shared dir) keeps what it receives on disk,
-  // like the rule consumer does.
-  const persistSync = store.mode === 'persistent' && !config.watchRules;
+  const sync: TenantSyncPort = {
+    // `persist` (from the consumer): a reader with its own rules dir (no watcher on a shared dir)
+    // keeps what it receives on disk, like the rule consumer does.
+    apply: async (change, persist) => {
+      const outcome = await manager.applySync(change, persist);
+      if (outcome === 'applied') logger.info({ tenant: change.id, deleted: change.kind === 'tenant.delete' }, 'tenant sync event applied');
+      return outcome;
+    },
+    records: () => registry.persistable(),
+    subscribe: (listener) => registry.subscribe(listener),
+  };
   return {
     registry,
     manager,
+    sync,
     hooks: {
       onTenantsFileChanged: async () => {
         const changes = await manager.reloadFile();
         if (changes > 0) logger.info({ changes }, 'tenants.json reloaded');
       },
-      onTenantEvent: async (event) => {
-        const outcome = await manager.applySync(event, persistSync);
-        if (outcome === 'applied') logger.info({ tenant: event.tenant_id, deleted: event.tenant === null }, 'tenant sync event applied');
-      },
-      tenants: { records: () => registry.persistable(), subscribe: (listener) => registry.subscribe(listener) },
     },
     reportUnregistered() {
       for (const tenant of store.tenants()) {

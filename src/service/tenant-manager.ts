@@ -12,12 +12,14 @@
  * TENANT_NOT_FOUND for an unknown id; DELETE of a tenant that still holds rulesets, or of
  * `default`, is 409 CONFLICT.
  */
+import type { ApplyOutcome } from '../store/change.js';
 import type { RuleStore } from '../store/types.js';
 import { DEFAULT_TENANT } from '../store/types.js';
 import type { TenantFile } from '../store/tenant-file.js';
 import { ServiceError } from './errors.js';
 import type { ServiceAudit, ServiceLogger } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
+import type { IncomingTenantChange } from './tenancy-port.js';
 import { DEFAULT_TENANT_RECORD, checkTenantRecord, invalidTenantIdMessage, isValidTenantId, parseTenantRecord, type TenantRecord } from './tenant-model.js';
 import type { TenantRegistry } from './tenant-registry.js';
 import type { CallContext } from './types.js';
@@ -44,14 +46,8 @@ export interface TenantManagerApi {
   delete(ctx: CallContext, id: string): Promise<void>;
 }
 
-/** A tenant change from the broker (`TenantConfigChanged`): the record, or null when deleted. */
-export interface TenantChange {
-  readonly tenant_id: string;
-  readonly tenant: unknown;
-}
-
 /** Outcome of applying a synchronized change. */
-export type TenantApplyOutcome = 'applied' | 'unchanged' | 'rejected';
+export type TenantApplyOutcome = ApplyOutcome;
 
 /** Tenant management (see the module comment). */
 export class TenantManager implements TenantManagerApi {
@@ -130,12 +126,12 @@ export class TenantManager implements TenantManagerApi {
    * Applies a tenant change from the broker. `persist`: also write `tenants.json` (a reader
    * with its own rules dir, so it restarts with its tenants). An invalid record is rejected.
    */
-  async applySync(change: TenantChange, persist: boolean): Promise<TenantApplyOutcome> {
-    const id = change.tenant_id;
+  async applySync(change: IncomingTenantChange, persist: boolean): Promise<TenantApplyOutcome> {
+    const id = change.id;
     if (!isValidTenantId(id)) return 'rejected';
     let record: TenantRecord | null = null;
-    if (change.tenant !== null) {
-      const out = checkTenantRecord(change.tenant, id);
+    if (change.kind === 'tenant.put') {
+      const out = checkTenantRecord(change.record, id);
       if (!out.ok) {
         this.deps.logger.warn({ tenant: id, problems: out.problems }, 'rejected a synchronized tenant record');
         return 'rejected';

@@ -4,25 +4,25 @@
  * `qps_limit`/`burst` (429 RATE_LIMITED), `execution_timeout_ms` and `max_rulesets`.
  *
  * The `default` tenant always exists (DEFAULT_TENANT_RECORD until it is changed) and can be
- * neither deleted nor disabled. Changes are made by `TenantManager` (API), the sync adapters
- * (broker, watcher) and the start-up load, and emitted as events (the broker publisher
- * subscribes, like it does to the rule store).
+ * neither deleted nor disabled. The records and their change stream are the store's tenants
+ * collection (store/tenant-collection.ts); this registry keeps, per tenant, what the hot path
+ * needs (record, token bucket, execute options) and follows the collection's changes. Changes
+ * are made by `TenantManager` (API), the sync adapters (broker, watcher) and the start-up load.
  */
 import type { ExecuteOptions } from '../ruleset/execute.js';
-import type { Origin } from '../store/types.js';
-import { DEFAULT_TENANT } from '../store/types.js';
+import type { ChangeListener, TenantChangeEvent } from '../store/change.js';
+import { TenantCollection } from '../store/tenant-collection.js';
+import { DEFAULT_TENANT, type ChangeSource, type Origin } from '../store/types.js';
 import { ServiceError } from './errors.js';
 import { TokenBucket, bucketCapacity, type MonotonicClock } from './rate-limit.js';
 import type { TenancyPort } from './tenancy-port.js';
-import { DEFAULT_TENANT_RECORD, sameRecord, type TenantRecord } from './tenant-model.js';
+import { DEFAULT_TENANT_RECORD, type TenantRecord } from './tenant-model.js';
 
-/** A change of the registry, emitted after it is applied. */
-export type TenantEvent =
-  | { readonly type: 'put'; readonly record: TenantRecord; readonly previous?: TenantRecord; readonly origin: Origin }
-  | { readonly type: 'delete'; readonly id: string; readonly previous: TenantRecord; readonly origin: Origin };
+/** A change of the registry (the tenants collection of the change stream), emitted after it is applied. */
+export type TenantEvent = TenantChangeEvent;
 
 /** Listener of registry events; must not throw (errors are logged and ignored). */
-export type TenantListener = (event: TenantEvent) => void;
+export type TenantListener = ChangeListener<TenantChangeEvent>;
 
 /** Live state of one tenant. */
 interface TenantState {
@@ -40,12 +40,22 @@ export interface TenantRegistryOptions {
 }
 
 /** The registry (see the module comment). */
-export class TenantRegistry implements TenancyPort {
+export class TenantRegistry implements TenancyPort, ChangeSource<TenantChangeEvent> {
+  /** The tenants collection (records and change stream); this registry adds the per-tenant state. */
+  readonly collection: TenantCollection;
   private readonly states = new Map<string, TenantState>();
-  private readonly listeners = new Set<TenantListener>();
 
   constructor(private readonly options: TenantRegistryOptions) {
+    this.collection = new TenantCollection((err) =>
+      options.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'tenant listener threw; ignored'),
+    );
     this.states.set(DEFAULT_TENANT, this.stateOf(DEFAULT_TENANT_RECORD, undefined));
+    // NOTE: subscribed first, so the state (rate limit, options) is current before any other
+    // listener hears of a change.
+    this.collection.subscribe((change) => {
+      if (change.kind === 'tenant.put') this.states.set(change.record.id, this.stateOf(change.record, this.states.get(change.record.id)));
+      else this.states.delete(change.id);
+    });
   }
 
   // ------------------------------------------------------------ TenancyPort (hot path)
@@ -83,83 +93,41 @@ export class TenantRegistry implements TenancyPort {
     }
   }
 
-  // ------------------------------------------------------------ reads
+  // ------------------------------------------------------------ the collection
 
   /** The record of a tenant (enabled or not), or undefined. */
   get(id: string): TenantRecord | undefined {
-    return this.states.get(id)?.record;
+    return this.collection.get(id);
   }
 
   /** Every record, `default` included, sorted by id. */
   list(): TenantRecord[] {
-    return [...this.states.values()].map((s) => s.record).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.collection.list();
   }
 
   /** The records to persist: every tenant except an unchanged `default`. */
   persistable(): TenantRecord[] {
-    return this.list().filter((r) => r.id !== DEFAULT_TENANT || !sameRecord(r, DEFAULT_TENANT_RECORD));
+    return this.collection.persistable();
   }
-
-  // ------------------------------------------------------------ changes
 
   /** Creates or replaces a record. Unchanged records emit nothing; returns whether it changed. */
   set(record: TenantRecord, origin: Origin): boolean {
-    const prev = this.states.get(record.id);
-    if (prev && sameRecord(prev.record, record)) return false;
-    this.states.set(record.id, this.stateOf(record, prev));
-    this.emit(prev ? { type: 'put', record, previous: prev.record, origin } : { type: 'put', record, origin });
-    return true;
+    return this.collection.set(record, origin);
   }
 
-  /**
-   * Removes a tenant; returns the removed record. Removing `default` resets it to
-   * DEFAULT_TENANT_RECORD instead (it always exists).
-   */
+  /** Removes a tenant (`default` is reset instead); returns the removed record. */
   remove(id: string, origin: Origin): TenantRecord | undefined {
-    if (id === DEFAULT_TENANT) {
-      const prev = this.get(id);
-      this.set(DEFAULT_TENANT_RECORD, origin);
-      return prev;
-    }
-    const prev = this.states.get(id);
-    if (!prev) return undefined;
-    this.states.delete(id);
-    this.emit({ type: 'delete', id, previous: prev.record, origin });
-    return prev.record;
+    return this.collection.remove(id, origin);
   }
 
-  /**
-   * Makes the registry hold exactly `records` (plus `default`), emitting one event per change;
-   * returns the number of changes. Used by the start-up load and the watcher.
-   */
+  /** Makes the registry hold exactly `records` (plus `default`); returns the number of changes. */
   replaceAll(records: readonly TenantRecord[], origin: Origin): number {
-    const next = new Map(records.map((r) => [r.id, r]));
-    if (!next.has(DEFAULT_TENANT)) next.set(DEFAULT_TENANT, DEFAULT_TENANT_RECORD);
-    let changes = 0;
-    for (const id of [...this.states.keys()]) {
-      if (!next.has(id) && this.remove(id, origin)) changes++;
-    }
-    for (const record of next.values()) if (this.set(record, origin)) changes++;
-    return changes;
+    return this.collection.replaceAll(records, origin);
   }
 
   /** Subscribes to changes; returns the unsubscribe function. */
   subscribe(listener: TenantListener): () => void {
-    const entry: TenantListener = (e) => listener(e);
-    this.listeners.add(entry);
-    return () => {
-      this.listeners.delete(entry);
-    };
-  }
-
-  private emit(event: TenantEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.options.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'tenant listener threw; ignored');
-      }
-    }
+    return this.collection.subscribe(listener);
   }
 
   /**

@@ -5,9 +5,12 @@
  * (atomic on POSIX within one file system), and then the directory is fsynced so the rename
  * itself survives a crash. Readers see either the old or the new content, never a half-written
  * file. On any failure the temp file is removed and the target is untouched.
+ *
+ * This is the one atomic writer of the code base: the rule store, the tenant registry file and
+ * the signing CLIs (signed rule files, keys) all write through it.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { chmod, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Prefix and suffix of temp files: loaders skip dotfiles and `*.tmp`. */
@@ -25,26 +28,60 @@ export function tempPathFor(target: string): string {
   return join(dirname(target), `${TEMP_PREFIX}${basename(target)}.${unique}${TEMP_SUFFIX}`);
 }
 
+/** What identifies one version of a file on disk (a rename keeps all three). */
+export interface FileFingerprint {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** Options of `atomicWrite`. */
+export interface AtomicWriteOptions {
+  /**
+   * File mode of the result, set with chmod so the umask cannot change it. Default: created
+   * with 0o644 through the umask (rule store and history files).
+   */
+  readonly mode?: number;
+  /** Keep the mode of an existing target (else `mode`, else 0o644, set with chmod): CLIs replacing a file. */
+  readonly keepMode?: boolean;
+}
+
 /**
  * Atomically replaces (or creates) `target` with `data`. The directory must exist.
- * Rejects on failure, leaving the previous content of `target` (if any) intact.
+ * Rejects on failure, leaving the previous content of `target` (if any) intact. Resolves to the
+ * fingerprint of the written file (taken from the open file, so no extra path lookup).
  */
-export async function atomicWrite(target: string, data: string | Uint8Array): Promise<void> {
+export async function atomicWrite(target: string, data: string | Uint8Array, options?: AtomicWriteOptions): Promise<FileFingerprint> {
   const tmp = tempPathFor(target);
+  const mode = options?.keepMode ? ((await existingMode(target)) ?? options.mode ?? 0o644) : options?.mode;
+  let fingerprint: FileFingerprint;
   try {
-    const handle = await open(tmp, 'wx', 0o644);
+    const handle = await open(tmp, 'wx', mode === undefined ? 0o644 : 0o600);
     try {
       await handle.writeFile(data);
       await handle.sync();
+      const st = await handle.stat();
+      fingerprint = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
     } finally {
       await handle.close();
     }
+    // NOTE: chmod after creation so the umask cannot change the requested mode.
+    if (mode !== undefined) await chmod(tmp, mode);
     await rename(tmp, target);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw err;
   }
   await fsyncDir(dirname(target));
+  return fingerprint;
+}
+
+async function existingMode(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

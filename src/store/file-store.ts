@@ -10,6 +10,10 @@
  * 3. remove `<name>.yaml|.yml|.svc` siblings, prune history to `maxVersions`,
  * 4. swap the in-memory record and emit the event.
  *
+ * Capabilities: read, write, subscribe, `history` and `files` (reconcile from disk,
+ * `rule-files.ts`: the current file of a ruleset by format precedence, and echo suppression of
+ * the files this store wrote, by the fingerprint the atomic write returns).
+ *
  * NOTE (DECISIONS.md 4): after a persisted put, `<name>.json` is the only current file of the
  * ruleset: a `.yaml`/`.yml`/`.svc` it was loaded from is removed so that the next start does not
  * find two files for one name. Failures in step 3 happen after the commit point and are logged.
@@ -18,8 +22,8 @@ import { mkdirSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RulesetDoc } from '../ruleset/model.js';
-import { atomicWrite, fsyncDir } from './atomic-write.js';
-import { StoreEmitter, type StoreLogger } from './emitter.js';
+import { atomicWrite, fsyncDir, type FileFingerprint } from './atomic-write.js';
+import { storeEmitter, type Emitter, type StoreLogger } from './emitter.js';
 import { appendHistory, listHistory, pruneHistory, readHistoryDoc, serializeDoc, versionLabel, type HistoryFile } from './history.js';
 import {
   HEALTH_PROBE_FILE,
@@ -35,8 +39,20 @@ import {
 } from './layout.js';
 import { RecordMap, assertStorableRecord } from './record-map.js';
 import { RwLock } from './rw-lock.js';
+import { DiskRuleFiles } from './rule-files.js';
 import { scanRulesDir, type SkippedEntry } from './scan.js';
-import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreListener, VersionEntry, WriteOptions } from './types.js';
+import type {
+  LoadReport,
+  PrepareFile,
+  PutOutcome,
+  RuleHistory,
+  RuleRecord,
+  RuleStore,
+  StoreEvent,
+  StoreListener,
+  VersionEntry,
+  WriteOptions,
+} from './types.js';
 
 /** Default of `--max-versions` (SPEC.md "Limits"). */
 export const DEFAULT_MAX_VERSIONS = 10;
@@ -54,13 +70,16 @@ export interface FileStoreOptions {
 }
 
 /** File-backed `RuleStore` (see the module comment). */
-export class FileStore implements RuleStore {
-  readonly mode = 'persistent' as const;
+export class FileStore implements RuleStore, RuleHistory {
   readonly rulesDir: string;
   readonly maxVersions: number;
+  /** History capability: this store keeps version history. */
+  readonly history: RuleHistory = this;
+  /** Reconcile-from-disk capability (./rule-files.ts), told about every file this store writes or removes. */
+  readonly files: DiskRuleFiles;
 
   private readonly records = new RecordMap();
-  private readonly emitter: StoreEmitter;
+  private readonly emitter: Emitter<StoreEvent>;
   private readonly lock: RwLock;
   private readonly logger: StoreLogger | undefined;
   private readonly now: () => number;
@@ -74,9 +93,10 @@ export class FileStore implements RuleStore {
     this.rulesDir = resolve(options.rulesDir);
     this.maxVersions = maxVersions;
     this.logger = options.logger;
-    this.emitter = new StoreEmitter(options.logger);
+    this.emitter = storeEmitter(options.logger);
     this.lock = options.lock ?? new RwLock('store');
     this.now = options.now ?? Date.now;
+    this.files = new DiskRuleFiles(this.rulesDir, this.now);
     mkdirSync(this.rulesDir, { recursive: true });
   }
 
@@ -138,7 +158,7 @@ export class FileStore implements RuleStore {
       if (!previous && options.beforeCreate) options.beforeCreate(this.records.count(record.tenant));
       if (options.persist !== false) await this.persistPut(record, previous);
       this.records.set(record);
-      this.emitter.emit({ type: 'put', record, previous, origin: options.origin });
+      this.emitter.emit({ kind: 'ruleset.put', record, previous, origin: options.origin });
       return previous ? { created: false, previous } : { created: true };
     });
   }
@@ -155,7 +175,7 @@ export class FileStore implements RuleStore {
       if (!previous) return undefined;
       if (options.persist !== false) await this.persistDelete(tenant, name);
       this.records.delete(tenant, name);
-      this.emitter.emit({ type: 'delete', tenant, name, previous, origin: options.origin });
+      this.emitter.emit({ kind: 'ruleset.delete', tenant, name, previous, origin: options.origin });
       return previous;
     });
   }
@@ -226,22 +246,25 @@ export class FileStore implements RuleStore {
     const hdir = historyDir(this.rulesDir, tenant, name);
     const target = rulePath(this.rulesDir, tenant, name, '.json');
     let saved: HistoryFile | undefined;
+    let written: FileFingerprint;
     try {
       await mkdir(tenantDir(this.rulesDir, tenant), { recursive: true });
       if (previous && this.maxVersions > 0) {
         saved = await appendHistory(hdir, storedDoc(previous), Math.floor(this.now() / 1000));
       }
-      await atomicWrite(target, serializeDoc(storedDoc(record)));
+      written = await atomicWrite(target, serializeDoc(storedDoc(record)));
     } catch (err) {
       if (saved) await rm(saved.path, { force: true }).catch(() => undefined);
       throw new Error(`cannot save ruleset "${name}" (tenant "${tenant}"): ${errorMessage(err)}`, { cause: err });
     }
+    this.files.wrote(target, written);
     await this.afterCommit(tenant, name, 'cannot remove a superseded rule file', () => this.removeCurrentFiles(tenant, name, '.json'));
     await this.afterCommit(tenant, name, 'cannot prune history', () => pruneHistory(hdir, this.maxVersions));
   }
 
   /** Removes the current file(s) (the commit point), then the history directory. */
   private async persistDelete(tenant: string, name: string): Promise<void> {
+    this.files.removed(rulePath(this.rulesDir, tenant, name, '.json'));
     try {
       await this.removeCurrentFiles(tenant, name);
     } catch (err) {

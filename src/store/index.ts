@@ -1,5 +1,6 @@
 /**
- * The rule store: contract (`types.ts`), memory and file implementations, and `createStore`,
+ * The rule store: capabilities (`types.ts`), the change stream (`change.ts`), the tenant
+ * record and its file, memory and file implementations, and `createStore`,
  * which picks one from the configuration (`--rules-dir` set → persistent, else memory).
  */
 import type { StoreLogger } from './emitter.js';
@@ -8,11 +9,17 @@ import { MemoryStore } from './memory-store.js';
 import type { RuleStore } from './types.js';
 
 export * from './types.js';
+export * from './change.js';
+export * from './tenant-record.js';
+export { TenantFile } from './tenant-file.js';
+export { TenantCollection } from './tenant-collection.js';
+export { EchoFilter, type EchoFilterOptions } from './echo-filter.js';
+export { classifyRulePath, isIgnoredPath, type RulePathKind } from './rule-paths.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { FileStore, DEFAULT_MAX_VERSIONS, type FileStoreOptions } from './file-store.js';
-export type { StoreLogger } from './emitter.js';
+export { Emitter, type ListenerErrorHandler, type StoreLogger } from './emitter.js';
 export { RwLock, LockTimeoutError, type Release } from './rw-lock.js';
-export { atomicWrite, isTempFileName } from './atomic-write.js';
+export { atomicWrite, isTempFileName, type AtomicWriteOptions, type FileFingerprint } from './atomic-write.js';
 export {
   HEALTH_PROBE_FILE,
   RULE_FILE_EXTENSIONS,

@@ -1,13 +1,13 @@
 /**
- * `MemoryStore`: the rule store of memory-only mode (no `--rules-dir`). No persistence and no
- * history (SPEC.md "Versioning" 7: the versions list is empty, rollback is unavailable).
+ * `MemoryStore`: the rule store of memory-only mode (no `--rules-dir`). Read, write and
+ * subscribe only: no `history` capability (SPEC.md "Versioning" 7: the versions list is empty,
+ * rollback is unavailable) and no `files`.
  */
-import { StoreEmitter, type StoreLogger } from './emitter.js';
+import { storeEmitter, type Emitter, type StoreLogger } from './emitter.js';
 import { assertValidName, assertValidTenant } from './layout.js';
 import { RecordMap, assertStorableRecord } from './record-map.js';
 import { RwLock } from './rw-lock.js';
-import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreListener, VersionEntry, WriteOptions } from './types.js';
-import type { RulesetDoc } from '../ruleset/model.js';
+import type { LoadReport, PrepareFile, PutOutcome, RuleRecord, RuleStore, StoreEvent, StoreListener, WriteOptions } from './types.js';
 
 /** Options of `MemoryStore`. */
 export interface MemoryStoreOptions {
@@ -18,15 +18,14 @@ export interface MemoryStoreOptions {
 
 /** In-memory `RuleStore`. */
 export class MemoryStore implements RuleStore {
-  readonly mode = 'memory' as const;
   readonly rulesDir = null;
 
   private readonly records = new RecordMap();
-  private readonly emitter: StoreEmitter;
+  private readonly emitter: Emitter<StoreEvent>;
   private readonly lock: RwLock;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.emitter = new StoreEmitter(options.logger);
+    this.emitter = storeEmitter(options.logger);
     this.lock = options.lock ?? new RwLock('store');
   }
 
@@ -56,7 +55,7 @@ export class MemoryStore implements RuleStore {
     return this.lock.withWrite(() => {
       if (options.beforeCreate && !this.records.get(record.tenant, record.name)) options.beforeCreate(this.records.count(record.tenant));
       const previous = this.records.set(record);
-      this.emitter.emit({ type: 'put', record, previous, origin: options.origin });
+      this.emitter.emit({ kind: 'ruleset.put', record, previous, origin: options.origin });
       return previous ? { created: false, previous } : { created: true };
     });
   }
@@ -70,23 +69,9 @@ export class MemoryStore implements RuleStore {
     assertValidName(name);
     return this.lock.withWrite(() => {
       const previous = this.records.delete(tenant, name);
-      if (previous) this.emitter.emit({ type: 'delete', tenant, name, previous, origin: options.origin });
+      if (previous) this.emitter.emit({ kind: 'ruleset.delete', tenant, name, previous, origin: options.origin });
       return previous;
     });
-  }
-
-  /** Always empty: memory mode keeps no history. */
-  async versions(tenant: string, name: string): Promise<VersionEntry[]> {
-    assertValidTenant(tenant);
-    assertValidName(name);
-    return [];
-  }
-
-  /** Always undefined: memory mode keeps no history. */
-  async readVersion(tenant: string, name: string, _seq: number): Promise<RulesetDoc | undefined> {
-    assertValidTenant(tenant);
-    assertValidName(name);
-    return undefined;
   }
 
   /** Takes the read lock within `timeoutMs`; nothing to write in memory mode. */

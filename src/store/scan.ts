@@ -13,12 +13,14 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidRulesetName } from '../ruleset/model.js';
+import type { FileFingerprint } from './atomic-write.js';
 import {
   RULE_FILE_EXTENSIONS,
   TENANTS_DIR,
   TENANTS_FILE,
   isReservedName,
   parseRuleFileName,
+  rulePath,
   type RuleFileExtension,
 } from './layout.js';
 import { DEFAULT_TENANT } from './types.js';
@@ -88,6 +90,24 @@ async function scanTenantDir(
       found.push({ tenant, name: parsed.name, ext: parsed.ext, path });
     }
   }
+}
+
+/**
+ * The file of one ruleset that wins the format precedence now (the same order as
+ * `scanRulesDir`: the first extension of RULE_FILE_EXTENSIONS that is a regular file), with its
+ * fingerprint; undefined when none is left. For the watcher's reconcile of a single ruleset.
+ */
+export async function currentRuleFile(
+  rulesDir: string,
+  tenant: string,
+  name: string,
+): Promise<{ path: string; fingerprint: FileFingerprint } | undefined> {
+  for (const ext of RULE_FILE_EXTENSIONS) {
+    const path = rulePath(rulesDir, tenant, name, ext);
+    const st = await stat(path).catch(() => undefined);
+    if (st?.isFile()) return { path, fingerprint: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } };
+  }
+  return undefined;
 }
 
 /** Keeps one file per (tenant, name) by extension precedence; the others go to `skipped`. */

@@ -5,9 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseTenantsDocument, tenantsDocument, type TenantRecord } from '../service/tenant-model.js';
 import { atomicWrite } from './atomic-write.js';
 import { TENANTS_FILE } from './layout.js';
+import { parseTenantsDocument, tenantsDocument, type TenantRecord } from './tenant-record.js';
 
 /** Reads and writes `tenants.json` of one rules dir. */
 export class TenantFile {

@@ -1,37 +1,18 @@
 /**
- * Storage interfaces (architecture guide, point 6). The store keeps, per tenant, every ruleset
- * document together with its compiled form for synchronous reads on the hot path, persists
- * documents when it is a file store, keeps version history, and emits change events that the
- * sync adapters (file watcher, broker) subscribe to.
+ * Storage interfaces (architecture guide, point 6), as small capabilities: read, write,
+ * history, subscribe, and on the file driver reconcile-from-disk. The store keeps, per tenant,
+ * every ruleset document together with its compiled form for synchronous reads on the hot path,
+ * persists documents when it is a file store, keeps version history, and emits its changes
+ * (`change.ts`) that the sync adapters (file watcher, broker) consume through the façade.
  *
- * Implementations: `MemoryStore` (no persistence, no history) and `FileStore` (rules dir,
- * atomic writes, history). Both pass the same contract test suite (test/contract).
+ * Implementations: `MemoryStore` (read, write, subscribe) and `FileStore` (also history and
+ * files: rules dir, atomic writes). Both pass the same contract test suite (test/contract).
  */
-import type { CompiledRuleset } from '../ruleset/compile.js';
-import type { RulesetDoc, SignatureBlock } from '../ruleset/model.js';
+import type { RulesetDoc } from '../ruleset/model.js';
+import type { Change, ChangeListener, RulesetChange } from './change.js';
+import type { Origin, RuleRecord } from './record.js';
 
-/** Tenant id used when multi-tenancy is off. */
-export const DEFAULT_TENANT = 'default';
-
-/** One stored ruleset: the document as posted (without `_signature`) and its compiled form. */
-export interface RuleRecord {
-  readonly tenant: string;
-  readonly name: string;
-  /** `config.version` of the document (default applied). */
-  readonly version: string;
-  /** The document as posted, without `_signature`. Treat as immutable. */
-  readonly doc: RulesetDoc;
-  readonly compiled: CompiledRuleset;
-  /**
-   * The signature the document was uploaded or loaded with, if any. A persistent store writes
-   * it back as `_signature` (current file and history), so a signed rule still verifies when
-   * the server restarts with signatures required.
-   */
-  readonly signature?: SignatureBlock;
-}
-
-/** Who caused a change: an API call, a broker sync event, the file watcher, or the start-up load. */
-export type Origin = 'api' | 'sync' | 'watch' | 'load';
+export { DEFAULT_TENANT, type Origin, type RuleRecord } from './record.js';
 
 /** Options of a write. */
 export interface WriteOptions {
@@ -64,13 +45,11 @@ export interface VersionEntry {
   readonly timestamp: string;
 }
 
-/** A change event, emitted after the change is applied (and persisted, when it is persisted). */
-export type StoreEvent =
-  | { readonly type: 'put'; readonly record: RuleRecord; readonly previous?: RuleRecord; readonly origin: Origin }
-  | { readonly type: 'delete'; readonly tenant: string; readonly name: string; readonly previous: RuleRecord; readonly origin: Origin };
+/** A change event of the rulesets collection (`change.ts`). */
+export type StoreEvent = RulesetChange;
 
 /** Listener of store events. Must not throw; errors are the listener's own business. */
-export type StoreListener = (event: StoreEvent) => void;
+export type StoreListener = ChangeListener<RulesetChange>;
 
 /**
  * Turns a rule file found on disk into a record: decode (JSON, YAML, .svc), verify the
@@ -85,16 +64,8 @@ export interface LoadReport {
   readonly skipped: ReadonlyArray<{ path: string; reason: string }>;
 }
 
-/** The rule store. Reads are synchronous (hot path); writes are serialized and asynchronous. */
-export interface RuleStore {
-  /** `persistent` with a rules dir, else `memory`. */
-  readonly mode: 'persistent' | 'memory';
-  /** The rules directory, or null. */
-  readonly rulesDir: string | null;
-
-  /** Loads every rule file of the rules dir (all tenants). A broken file is skipped and reported. */
-  load(prepare: PrepareFile): Promise<LoadReport>;
-
+/** Read capability: synchronous reads (the hot path). */
+export interface RuleReader {
   /** The record, or undefined. */
   get(tenant: string, name: string): RuleRecord | undefined;
   /** All records of a tenant, sorted by name. */
@@ -103,8 +74,11 @@ export interface RuleStore {
   count(tenant?: string): number;
   /** Tenants that hold at least one record. */
   tenants(): string[];
+}
 
-  /** Creates or replaces a record. A replaced record is saved to history first (persistent mode). */
+/** Write capability: writes are serialized and asynchronous. */
+export interface RuleWriter {
+  /** Creates or replaces a record. A replaced record is saved to history first (when the store keeps history). */
   put(record: RuleRecord, options: WriteOptions): Promise<PutOutcome>;
   /** Deletes a record and its history. Resolves to the deleted record, or undefined when absent. */
   delete(tenant: string, name: string, options: WriteOptions): Promise<RuleRecord | undefined>;
@@ -114,18 +88,66 @@ export interface RuleStore {
    * while it owns no ruleset). `fn` must not call `put` or `delete` (it would wait for itself).
    */
   exclusive<T>(fn: () => Promise<T> | T): Promise<T>;
+}
 
-  /** Stored versions, newest first (empty in memory mode). */
+/** History capability: present only on stores that keep version history. */
+export interface RuleHistory {
+  /** Stored versions, newest first. */
   versions(tenant: string, name: string): Promise<VersionEntry[]>;
   /** The document of a stored version, or undefined. */
   readVersion(tenant: string, name: string, seq: number): Promise<RulesetDoc | undefined>;
+}
+
+/** Subscribe capability: the collection's change stream (`change.ts`). */
+export interface ChangeSource<C extends Change> {
+  /** Subscribes to changes; returns the unsubscribe function. */
+  subscribe(listener: ChangeListener<C>): () => void;
+}
+
+/** What the rules dir holds now for one ruleset (`RuleFiles.current`). */
+export type CurrentRuleFile =
+  | { readonly kind: 'none' }
+  /** The file this store wrote last, unchanged since (echo suppression): nothing to reload. */
+  | { readonly kind: 'own'; readonly path: string }
+  /** Someone else's file (a hand edit, another process): to read, prepare and apply. */
+  | { readonly kind: 'file'; readonly path: string };
+
+/**
+ * Reconcile-from-disk capability of the file driver: the directory layout, the file format
+ * precedence and the files this store wrote itself are known here only. The file watcher (a
+ * sync adapter) asks what is on disk and applies it through the façade.
+ */
+export interface RuleFiles {
+  /** The rules directory (absolute). */
+  readonly rulesDir: string;
+  /**
+   * The file that wins the format precedence for `(tenant, name)` now; `own` when it is
+   * this store's own unchanged write; `none` when no rule file is left.
+   */
+  current(tenant: string, name: string): Promise<CurrentRuleFile>;
+  /** Every winning rule file of the rules dir (all tenants), with its modification time. */
+  scan(): Promise<ReadonlyArray<{ readonly tenant: string; readonly name: string; readonly path: string; readonly mtimeMs: number }>>;
+}
+
+/**
+ * The rule store: the rulesets collection under the read, write and subscribe capabilities,
+ * plus the optional ones a driver has (`history`, `files`). Check a capability by its presence,
+ * never by the kind of store.
+ */
+export interface RuleStore extends RuleReader, RuleWriter, ChangeSource<RulesetChange> {
+  /** The rules directory, or null. */
+  readonly rulesDir: string | null;
+  /** Version history; absent when the store keeps none (memory-only mode). */
+  readonly history?: RuleHistory;
+  /** Reconcile from disk; absent when the store has no rules dir. */
+  readonly files?: RuleFiles;
+
+  /** Loads every rule file of the rules dir (all tenants). A broken file is skipped and reported. */
+  load(prepare: PrepareFile): Promise<LoadReport>;
 
   /**
    * Readiness probe: takes the store's read lock within `timeoutMs` and, when persistent,
    * writes `.health_probe` in the rules dir. Rejects with a message saying what failed.
    */
   probe(timeoutMs: number): Promise<void>;
-
-  /** Subscribes to change events; returns the unsubscribe function. */
-  subscribe(listener: StoreListener): () => void;
 }

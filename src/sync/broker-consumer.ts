@@ -17,11 +17,12 @@ import type { BrokerLink, BrokerSession } from './broker-link.js';
 import { errorText, isNotFound } from './broker-link.js';
 import { sleep, type SyncClock } from './clock.js';
 import { EventDeduper } from './dedup.js';
-import { STREAM_NAME, allSubjects, decodeEnvelope, type SyncEvent, type TenantConfigChangedEvent } from './events.js';
+import { STREAM_NAME, allSubjects, decodeEnvelope, type SyncEvent } from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
 import { readTenantStream } from './tenant-sync.js';
 import type { ConsumerMessagesLike, JsMsgLike } from './nats-api.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
+import { incomingChangeOf } from './wire-changes.js';
 
 /** A durable consumer unused for 7 days (the stream's retention) is removed by the server. */
 const CONSUMER_INACTIVE_NS = 7 * 24 * 3600 * 1_000_000_000;
@@ -36,8 +37,6 @@ export interface BrokerConsumerOptions {
   readonly logger: SyncLogger;
   /** Whether applied events are written to the rules dir (a reader with its own dir). */
   readonly persist: boolean;
-  /** Hook for `TenantConfigChanged` (multi-tenancy); default: logged and skipped. */
-  readonly onTenantEvent?: (event: TenantConfigChangedEvent) => void | Promise<void>;
 }
 
 /** Consumer state for `/health`. */
@@ -130,9 +129,9 @@ export class BrokerConsumer {
     let rules = 0;
     // Multi-tenancy: every tenant shares `{prefix}.tenants`, so the latest event per subject
     // would show only one; apply the folded state of all retained tenant events first.
-    if (this.options.onTenantEvent) {
+    if (target.syncsTenants) {
       const tenants = await readTenantStream({ js: session.js, prefix, clock, skipInstance: this.options.instanceId });
-      for (const entry of tenants.entries.values()) await this.options.onTenantEvent(entry.event);
+      for (const entry of tenants.entries.values()) await target.applyChange(incomingChangeOf(entry.event), 'sync', this.options.persist);
       logger.info({ tenants: tenants.entries.size }, 'sync bootstrap: applied the retained tenant events');
     }
     const read = await readLatestPerSubject({
@@ -152,16 +151,21 @@ export class BrokerConsumer {
     let removed = 0;
     // NOTE: with no rule event at all (no writer ever published, or it holds nothing and the
     // tombstones expired) the local rules are kept: there is nothing to compare them with.
-    if (rules > 0) {
-      for (const tenant of target.store.tenants()) {
-        for (const record of target.store.list(tenant)) {
-          if (live.has(key(tenant, record.name))) continue;
-          if ((await target.applyDelete(tenant, record.name, 'sync', this.options.persist)) === 'applied') removed++;
-        }
+    const held = target.snapshot();
+    let rulesCount = 0;
+    for (const entry of held) {
+      if (entry.kind !== 'ruleset.put') continue;
+      rulesCount++;
+      const { tenant, name } = entry.record;
+      if (rules === 0 || live.has(key(tenant, name))) continue;
+      const change = { kind: 'ruleset.delete', tenant, name } as const;
+      if ((await target.applyChange(change, 'sync', this.options.persist)) === 'applied') {
+        removed++;
+        rulesCount--;
       }
     }
     this.bootstrapped = true;
-    logger.info({ replayed: read.count, removed, rules_count: target.store.count() }, 'sync bootstrap done: replayed the latest event per subject');
+    logger.info({ replayed: read.count, removed, rules_count: rulesCount }, 'sync bootstrap done: replayed the latest event per subject');
     return Math.max(read.lastSeq, before.state.last_seq) + 1;
   }
 
@@ -246,7 +250,7 @@ export class BrokerConsumer {
     this.lastEventAt = this.options.clock.now();
     this.lastSequence = Math.max(this.lastSequence, seq);
     let result: Handled;
-    const current = event.type === 'TenantConfigChanged' ? undefined : target.store.get(event.tenant_id, event.name);
+    const current = event.type === 'TenantConfigChanged' ? undefined : target.current(event.tenant_id, event.name);
     const verdict = this.dedup.check(envelope, seq, current);
     if (verdict !== 'apply') {
       logger.debug({ seq, type: event.type, verdict }, 'sync event skipped');
@@ -254,7 +258,7 @@ export class BrokerConsumer {
     } else {
       result = await this.apply(event, seq);
       if (result !== 'retry') {
-        this.dedup.applied(envelope, seq, event.type === 'TenantConfigChanged' ? undefined : target.store.get(event.tenant_id, event.name));
+        this.dedup.applied(envelope, seq, event.type === 'TenantConfigChanged' ? undefined : target.current(event.tenant_id, event.name));
       }
     }
     if (result === 'applied') this.applied++;
@@ -270,25 +274,21 @@ export class BrokerConsumer {
     const { target, logger, persist } = this.options;
     try {
       if (event.type === 'TenantConfigChanged') {
-        if (this.options.onTenantEvent) await this.options.onTenantEvent(event);
+        if (target.syncsTenants) await target.applyChange(incomingChangeOf(event), 'sync', persist);
         else logger.debug({ tenant: event.tenant_id, seq }, 'tenant sync event ignored (multi-tenancy sync is not wired)');
         return 'applied';
       }
-      if (event.type === 'RuleDeleted') {
-        const outcome = await target.applyDelete(event.tenant_id, event.name, 'sync', persist);
-        if (outcome === 'applied') logger.info({ type: event.type, tenant: event.tenant_id, name: event.name, seq }, 'sync event applied');
-        return outcome === 'applied' ? 'applied' : 'skipped';
-      }
-      let doc: unknown;
+      let change;
       try {
-        doc = JSON.parse(event.ruleset_json);
+        change = incomingChangeOf(event);
       } catch (err) {
         logger.warn({ name: event.name, seq, err: errorText(err) }, 'skipped a RulePut whose ruleset_json is not JSON');
         return 'skipped';
       }
-      const outcome = await target.applyPut(event.tenant_id, doc, 'sync', persist);
+      const outcome = await target.applyChange(change, 'sync', persist);
       if (outcome === 'applied') {
-        logger.info({ type: event.type, tenant: event.tenant_id, name: event.name, version: event.version, seq }, 'sync event applied');
+        const version = event.type === 'RulePut' ? { version: event.version } : {};
+        logger.info({ type: event.type, tenant: event.tenant_id, name: event.name, ...version, seq }, 'sync event applied');
       }
       return outcome === 'applied' ? 'applied' : 'skipped';
     } catch (err) {

@@ -1,8 +1,9 @@
 /**
- * The writer's side of broker sync: every mutation of the store (create, update, delete,
- * rollback: store events of origin `api`, and `watch` for files edited by hand in the
- * writer's rules dir) becomes a `RulePut` or `RuleDeleted` event in the ordered outbox, which
- * is sent while the broker is reachable and buffered while it is not.
+ * The writer's side of broker sync: every change of the façade's one change stream (create,
+ * update, delete, rollback: changes of origin `api`, and `watch` for files edited by hand in
+ * the writer's rules dir; tenant changes in multi-tenancy mode) becomes its wire event
+ * (`RulePut`, `RuleDeleted`, `TenantConfigChanged`: wire-changes.ts) in the ordered outbox,
+ * which is sent while the broker is reachable and buffered while it is not.
  *
  * Bootstrap design (docs/operations.md, "How a reader converges"): after every (re)connect and
  * every `republishIntervalMs`, the writer makes the stream show its full state. It reads the
@@ -12,18 +13,21 @@
  * than half the stream's max age (at most a day). So the latest event of every subject matches
  * the writer's state and never expires; a reader that replays the latest event per subject
  * rebuilds the writer's full state whatever the age of the rules, and an idle writer adds
- * almost nothing to the stream.
+ * almost nothing to the stream. The state published is the façade's one `snapshot()`.
  */
 import { randomBytes } from 'node:crypto';
-import type { Origin, RuleRecord, StoreEvent } from '../store/types.js';
+import type { Change } from '../store/change.js';
+import type { TenantRecord } from '../store/tenant-record.js';
+import type { Origin, RuleRecord } from '../store/types.js';
 import type { BrokerLink, BrokerSession } from './broker-link.js';
 import { errorText } from './broker-link.js';
 import type { SyncClock, TimerHandle } from './clock.js';
 import { STREAM_NAME, decodeEnvelope, encodeEnvelope, eventSubject, ruleDeletedOf, rulePutOf, type SyncEvent } from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
 import { PublishQueue } from './publish-queue.js';
-import { readTenantStream, tenantChangedOf, tenantFullState, type TenantSource, type TenantSourceEvent } from './tenant-sync.js';
+import { readTenantStream, tenantFullState } from './tenant-sync.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
+import { wireEventOf } from './wire-changes.js';
 
 /** Options of `BrokerPublisher`. */
 export interface BrokerPublisherOptions {
@@ -35,12 +39,10 @@ export interface BrokerPublisherOptions {
   readonly logger: SyncLogger;
   /** Full-state re-publication period (ms); 0 disables the periodic one. */
   readonly republishIntervalMs: number;
-  /** Store event origins that are published. Default `api` and `watch`. */
+  /** Change origins that are published. Default `api` and `watch`. */
   readonly origins?: ReadonlySet<Origin>;
   /** Outbox bound. Default 100 000 messages. */
   readonly maxBuffered?: number;
-  /** The tenant registry (multi-tenancy): its changes and its state are published too (tenant-sync.ts). */
-  readonly tenants?: TenantSource;
 }
 
 /** Publisher state for `/health`. */
@@ -62,7 +64,6 @@ export class BrokerPublisher {
   private lastPublishedAt: number | null = null;
   private lastFullStateAt: number | null = null;
   private unsubscribe: (() => void) | undefined;
-  private unsubscribeTenants: (() => void) | undefined;
   private timer: TimerHandle | undefined;
   private resyncing: Promise<void> | undefined;
   private resyncAgain = false;
@@ -95,11 +96,10 @@ export class BrokerPublisher {
     });
   }
 
-  /** Subscribes to the store and to the link; schedules the periodic re-publication. */
+  /** Subscribes to the change stream and to the link; schedules the periodic re-publication. */
   start(): void {
     const { link, target } = this.options;
-    this.unsubscribe = target.store.subscribe((event) => this.onStoreEvent(event));
-    this.unsubscribeTenants = this.options.tenants?.subscribe((event) => this.onTenantEvent(event));
+    this.unsubscribe = target.subscribe((change) => this.onChange(change));
     link.onUp(() => {
       this.queue.setConnected(true);
       void this.resync('connected');
@@ -128,22 +128,15 @@ export class BrokerPublisher {
   async close(): Promise<void> {
     this.closed = true;
     this.unsubscribe?.();
-    this.unsubscribeTenants?.();
     if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     await this.queue.close();
     await this.resyncing;
   }
 
-  private onStoreEvent(event: StoreEvent): void {
-    if (!this.origins.has(event.origin)) return;
-    if (event.type === 'put') this.enqueue(rulePutOf(event.record));
-    else this.enqueue(ruleDeletedOf(event.tenant, event.name));
-  }
-
-  /** A tenant change (API, or `tenants.json` edited in a watched dir) becomes a `TenantConfigChanged`. */
-  private onTenantEvent(event: TenantSourceEvent): void {
-    if (!this.origins.has(event.origin)) return;
-    this.enqueue(event.type === 'put' ? tenantChangedOf(event.record.id, event.record) : tenantChangedOf(event.id, null));
+  /** A change (rules; tenants from the API or `tenants.json` edited in a watched dir) becomes its wire event. */
+  private onChange(change: Change): void {
+    if (!this.origins.has(change.origin)) return;
+    this.enqueue(wireEventOf(change));
   }
 
   private enqueue(event: SyncEvent): void {
@@ -206,19 +199,23 @@ export class BrokerPublisher {
       },
     });
     // Tenants share one subject: their state is every retained event of it, folded (tenant-sync.ts).
-    const tenantStream = this.options.tenants ? await readTenantStream({ js: session.js, prefix, clock }) : null;
+    const tenantStream = target.syncsTenants ? await readTenantStream({ js: session.js, prefix, clock }) : null;
     if (this.closed) return;
     // NOTE: from here on synchronous: the snapshot of the store and the events enqueued by
     // later writes stay in order in the outbox.
     const now = clock.now();
-    // Tenants first, so that a reader knows a tenant before its rules.
-    if (tenantStream && this.options.tenants) {
-      const tenantEvents = tenantFullState(this.options.tenants.records(), tenantStream.entries, now, refreshMs);
-      for (const event of tenantEvents) this.enqueue(event);
-      if (tenantEvents.length > 0) logger.info({ reason, tenants: this.options.tenants.records().length, published: tenantEvents.length }, 'published the tenant state');
-    }
+    const tenants: TenantRecord[] = [];
     const records: RuleRecord[] = [];
-    for (const tenant of target.store.tenants()) records.push(...target.store.list(tenant));
+    for (const entry of target.snapshot()) {
+      if (entry.kind === 'tenant.put') tenants.push(entry.record);
+      else records.push(entry.record);
+    }
+    // Tenants first, so that a reader knows a tenant before its rules.
+    if (tenantStream) {
+      const tenantEvents = tenantFullState(tenants, tenantStream.entries, now, refreshMs);
+      for (const event of tenantEvents) this.enqueue(event);
+      if (tenantEvents.length > 0) logger.info({ reason, tenants: tenants.length, published: tenantEvents.length }, 'published the tenant state');
+    }
     const held = new Set(records.map((r) => key(r.tenant, r.name)));
     let tombstones = 0;
     for (const [k, entry] of latest) {

@@ -5,13 +5,14 @@
  * is left. Nothing is written: the file is already on disk (persist = false).
  *
  * A broken file is logged and skipped: the version in memory keeps serving. A file this
- * instance wrote itself (`EchoFilter`) is not reloaded. A file whose content equals the loaded
- * rule is left alone (the façade's version-and-content check).
+ * instance wrote itself is not reloaded. A file whose content equals the loaded rule is left
+ * alone (the façade's version-and-content check). Which file wins and which files are this
+ * instance's own are the file store's to say (`RuleFiles.current`): the layout, the precedence
+ * and the echo suppression live there.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { RULE_FILE_EXTENSIONS, rulePath } from '../store/layout.js';
+import { readFile } from 'node:fs/promises';
+import type { RuleFiles } from '../store/types.js';
 import { errorText } from './broker-link.js';
-import type { EchoFilter } from './echo-filter.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
 
 /** Outcome counts of one batch. */
@@ -26,10 +27,9 @@ export interface ReconcileCounts {
 /** Reconciles rules of the rules dir with memory (see the module comment). */
 export class FileReconciler {
   constructor(
-    private readonly rulesDir: string,
+    private readonly files: RuleFiles,
     private readonly target: SyncTarget,
     private readonly logger: SyncLogger,
-    private readonly echo?: EchoFilter,
   ) {}
 
   /** New zeroed counters. */
@@ -39,20 +39,20 @@ export class FileReconciler {
 
   /** Brings the rule `(tenant, name)` in memory in line with its files; adds to `counts`. */
   async reconcile(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
-    const winner = await this.winningFile(tenant, name);
-    if (!winner) {
-      const outcome = await this.target.applyDelete(tenant, name, 'watch', false);
+    const found = await this.files.current(tenant, name);
+    if (found.kind === 'none') {
+      const outcome = await this.target.applyChange({ kind: 'ruleset.delete', tenant, name }, 'watch', false);
       if (outcome === 'applied') {
         counts.removed++;
         this.logger.info({ tenant, name }, 'rule removed: its file is gone');
       } else counts.unchanged++;
       return;
     }
-    const { path, fp } = winner;
-    if (this.echo?.isEcho(path, fp)) {
+    if (found.kind === 'own') {
       counts.own++;
       return;
     }
+    const { path } = found;
     let outcome;
     try {
       const bytes = await readFile(path);
@@ -60,31 +60,24 @@ export class FileReconciler {
       if (record.name !== name) {
         throw new Error(`ruleset name ${JSON.stringify(record.name)} differs from the file name ${JSON.stringify(name)}`);
       }
-      outcome = await this.target.applyRecord(record, 'watch', false);
+      outcome = await this.target.applyChange({ kind: 'ruleset.file', record }, 'watch', false);
     } catch (err) {
       counts.failed++;
-      const serving = this.target.store.get(tenant, name)?.version ?? null;
+      const serving = this.target.current(tenant, name)?.version ?? null;
       this.logger.warn({ path, err: errorText(err), serving_version: serving }, 'rule file skipped; the loaded version keeps serving');
       return;
     }
     if (outcome === 'applied') {
       counts.applied++;
-      this.logger.info({ tenant, name, path, version: this.target.store.get(tenant, name)?.version }, 'rule reloaded from file');
+      this.logger.info({ tenant, name, path, version: this.target.current(tenant, name)?.version }, 'rule reloaded from file');
     } else if (outcome === 'unchanged') counts.unchanged++;
     else counts.failed++;
   }
 
   /** Every rule of a tenant that is in memory (for a removed tenant directory). */
   namesInMemory(tenant: string): string[] {
-    return this.target.store.list(tenant).map((r) => r.name);
-  }
-
-  private async winningFile(tenant: string, name: string) {
-    for (const ext of RULE_FILE_EXTENSIONS) {
-      const path = rulePath(this.rulesDir, tenant, name, ext);
-      const st = await stat(path).catch(() => undefined);
-      if (st?.isFile()) return { path, fp: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } };
-    }
-    return undefined;
+    const names: string[] = [];
+    for (const entry of this.target.snapshot()) if (entry.kind === 'ruleset.put' && entry.record.tenant === tenant) names.push(entry.record.name);
+    return names;
   }
 }

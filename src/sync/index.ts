@@ -16,10 +16,8 @@ import { BrokerConsumer } from './broker-consumer.js';
 import { BrokerLink } from './broker-link.js';
 import { BrokerPublisher } from './broker-publisher.js';
 import { realClock, type SyncClock } from './clock.js';
-import type { TenantConfigChangedEvent } from './events.js';
 import { DEFAULT_NATS_MODULES, loadNatsApi, type NatsModuleNames } from './nats-api.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
-import type { TenantSource } from './tenant-sync.js';
 import { RuleWatcher, type CreateFsWatcher } from './watcher.js';
 
 export type { SyncLogger, SyncTarget } from './sync-types.js';
@@ -39,14 +37,13 @@ export type SyncConfig = Pick<
   | 'multiTenancyEnabled'
 >;
 
-/** Hooks for the tenant registry (multi-tenancy is wired by its own module). */
+/**
+ * Hooks for the tenant registry (multi-tenancy is wired by its own module). Tenant changes over
+ * the broker go through the façade like rules (`SyncTarget.applyChange`, `snapshot`).
+ */
 export interface SyncHooks {
   /** `tenants.json` changed in the rules dir (watcher, multi-tenancy mode). */
   readonly onTenantsFileChanged?: () => void | Promise<void>;
-  /** A `TenantConfigChanged` event arrived (reader). */
-  readonly onTenantEvent?: (event: TenantConfigChangedEvent) => void | Promise<void>;
-  /** The tenant registry a writer publishes (`TenantConfigChanged`, tenant-sync.ts). */
-  readonly tenants?: TenantSource;
 }
 
 /** Options of `startSync`. */
@@ -103,7 +100,7 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
   if (config.syncUrl && config.role === 'standalone') broker = { enabled: false, reason: 'standalone instances do not synchronize' };
 
   const watcher =
-    config.watchRules && config.rulesDir
+    config.watchRules && config.rulesDir && target.files
       ? new RuleWatcher({
           rulesDir: config.rulesDir,
           target,
@@ -167,18 +164,11 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
     brokerPending = false;
     const common = { link, target, instanceId: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger };
     if (config.role === 'writer') {
-      publisher = new BrokerPublisher({
-        ...common,
-        republishIntervalMs: config.republishIntervalSecs * 1000,
-        ...(options.hooks?.tenants ? { tenants: options.hooks.tenants } : {}),
-      });
+      publisher = new BrokerPublisher({ ...common, republishIntervalMs: config.republishIntervalSecs * 1000 });
       publisher.start();
     } else {
-      consumer = new BrokerConsumer({
-        ...common,
-        persist: target.store.mode === 'persistent' && !config.watchRules,
-        ...(options.hooks?.onTenantEvent ? { onTenantEvent: options.hooks.onTenantEvent } : {}),
-      });
+      // A reader with its own rules dir (no watcher on a shared dir) keeps what it receives on disk.
+      consumer = new BrokerConsumer({ ...common, persist: target.persistent && !config.watchRules });
       consumer.start();
     }
     link.start();

@@ -2,8 +2,8 @@
  * What the sync adapters need from the rest of the server, as small interfaces: a logger and
  * the façade's sync entry points (implemented by `RuleService`). Unit tests pass fakes.
  */
-import type { ApplyOutcome } from '../service/rule-service.js';
-import type { PrepareFile, RuleRecord, RuleStore } from '../store/types.js';
+import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
+import type { PrepareFile, RuleFiles, RuleRecord } from '../store/types.js';
 
 /** Structured log (pino-compatible subset). */
 export interface SyncLogger {
@@ -18,16 +18,22 @@ export type SyncOrigin = 'sync' | 'watch';
 
 /** The façade, as seen by the sync adapters. */
 export interface SyncTarget {
-  /** Reads and change events. */
-  readonly store: RuleStore;
   /** Decodes, checks (signature policy for local files) and compiles a rule file. */
   readonly prepareFile: PrepareFile;
-  /** Applies a ruleset document received from the broker. */
-  applyPut(tenant: string, doc: unknown, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome>;
-  /** Applies a record prepared from a rule file. */
-  applyRecord(record: RuleRecord, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome>;
-  /** Applies a deletion. */
-  applyDelete(tenant: string, name: string, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome>;
+  /** The store's reconcile-from-disk capability (the watcher); absent without a rules dir. */
+  readonly files: RuleFiles | undefined;
+  /** True when the store writes to disk. */
+  readonly persistent: boolean;
+  /** True when tenants are synchronized (multi-tenancy). */
+  readonly syncsTenants: boolean;
+  /** The stored record of `(tenant, name)`, or undefined. */
+  current(tenant: string, name: string): RuleRecord | undefined;
+  /** Everything this instance holds, as puts (tenants first). */
+  snapshot(): SnapshotEntry[];
+  /** The one change stream; returns the unsubscribe function. */
+  subscribe(listener: ChangeListener<Change>): () => void;
+  /** Applies a change received from the broker or found by the watcher. */
+  applyChange(change: IncomingChange, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome>;
   /** Installs the provider of the `sync` block of `/health`. */
   setSyncStatus(fn: () => Record<string, unknown>): void;
 }

@@ -11,7 +11,6 @@
  * rules. NOTE: the stream keeps a bounded number of messages per subject (BrokerLink); with
  * more tenants than that, a late reader learns the rest at the writer's next full-state pass.
  */
-import type { Origin } from '../store/types.js';
 import type { SyncClock } from './clock.js';
 import { decodeEnvelope, tenantsSubject, type TenantConfigChangedEvent } from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
@@ -19,19 +18,6 @@ import type { JetStreamLike } from './nats-api.js';
 
 /** A tenant record as sync sees it (the registry's record; only `id` is read here). */
 export type TenantRecordLike = object & { readonly id: string };
-
-/** A change of the writer's tenant registry. */
-export type TenantSourceEvent =
-  | { readonly type: 'put'; readonly record: TenantRecordLike; readonly origin: Origin }
-  | { readonly type: 'delete'; readonly id: string; readonly origin: Origin };
-
-/** The writer's tenant registry, as the publisher sees it. */
-export interface TenantSource {
-  /** The records that make up the writer's tenant state (what a reader must end up with). */
-  records(): readonly TenantRecordLike[];
-  /** Subscribes to changes; returns the unsubscribe function. */
-  subscribe(listener: (event: TenantSourceEvent) => void): () => void;
-}
 
 /** The latest retained event of one tenant. */
 export interface TenantStreamEntry {

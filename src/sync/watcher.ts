@@ -5,8 +5,9 @@
  * resource or support error) or when polling is forced (`--watch-poll`, interval
  * `--watch-poll-interval-ms`). Each batch is applied by `FileReconciler`.
  *
- * Echo suppression: the watcher remembers the fingerprint of every rule file this instance's
- * store writes for an API call (`EchoFilter`), and does not reload those.
+ * Echo suppression: the file store remembers the fingerprint of every rule file it writes, and
+ * says so when the watcher asks for that file (`RuleFiles.current`: own); those are not
+ * reloaded. Scans and the format precedence are the file store's too (`RuleFiles`).
  *
  * In multi-tenancy mode `tenants.json` is watched too and handed to `onTenantsFileChanged`
  * (the hook for the tenant registry).
@@ -17,17 +18,13 @@
  * watcher reports, it re-reads the tenant directories concerned when the batch is applied
  * (after the debounce: by then chokidar watches them) and reconciles the rule files there.
  */
-import { statSync } from 'node:fs';
-import { rulePath } from '../store/layout.js';
-import { scanRulesDir } from '../store/scan.js';
-import { DEFAULT_TENANT, type StoreEvent } from '../store/types.js';
+import { classifyRulePath, isIgnoredPath } from '../store/rule-paths.js';
+import { DEFAULT_TENANT, type RuleFiles } from '../store/types.js';
 import { Batcher } from './batcher.js';
 import { errorText } from './broker-link.js';
 import { realClock, type SyncClock } from './clock.js';
-import { EchoFilter } from './echo-filter.js';
 import { chokidarWatcher, type CreateFsWatcher, type FsWatcherLike } from './fs-watcher.js';
 import { FileReconciler } from './file-reconciler.js';
-import { classifyRulePath, isIgnoredPath } from './rule-paths.js';
 import type { SyncLogger, SyncTarget } from './sync-types.js';
 
 export type { CreateFsWatcher, FsWatcherLike, FsWatchOptions } from './fs-watcher.js';
@@ -79,8 +76,9 @@ const DIR_KEY = '\u0000dir\u0000';
 
 /** The rules-dir watcher (see the module comment). */
 export class RuleWatcher {
-  readonly echo: EchoFilter;
   private readonly clock: SyncClock;
+  /** The file store's reconcile-from-disk capability. */
+  private readonly files: RuleFiles;
   private readonly batcher: Batcher<string>;
   private readonly reconciler: FileReconciler;
   private fsw: FsWatcherLike | undefined;
@@ -89,14 +87,16 @@ export class RuleWatcher {
   private batches = 0;
   private readonly totals = FileReconciler.counts();
   private lastReloadAt: number | null = null;
-  private unsubscribe: (() => void) | undefined;
   private closed = false;
 
+  /** Throws when the target's store has no rules dir (no `files` capability). */
   constructor(private readonly options: RuleWatcherOptions) {
+    const files = options.target.files;
+    if (!files) throw new Error('the rules-dir watcher needs a store with a rules dir');
+    this.files = files;
     this.clock = options.clock ?? realClock;
-    this.echo = new EchoFilter({ clock: this.clock });
     this.mode = options.poll ? 'polling' : 'native';
-    this.reconciler = new FileReconciler(options.rulesDir, options.target, options.logger, this.echo);
+    this.reconciler = new FileReconciler(files, options.target, options.logger);
     this.batcher = new Batcher<string>({
       clock: this.clock,
       debounceMs: options.debounceMs ?? WATCH_DEBOUNCE_MS,
@@ -107,7 +107,6 @@ export class RuleWatcher {
 
   /** Starts watching; resolves once the initial scan of the watcher is done. */
   async start(): Promise<void> {
-    this.unsubscribe = this.options.target.store.subscribe((event) => this.rememberOwnWrite(event));
     await this.open(this.mode);
     await this.recheck(this.options.recheckSince ?? this.clock.now());
   }
@@ -134,7 +133,6 @@ export class RuleWatcher {
   /** Stops watching. */
   async close(): Promise<void> {
     this.closed = true;
-    this.unsubscribe?.();
     await this.batcher.close();
     await this.fsw?.close();
   }
@@ -220,32 +218,23 @@ export class RuleWatcher {
 
   /** Queues the rules whose files changed after `since`, and those in memory without a file. */
   private async recheck(since: number): Promise<void> {
-    const { rulesDir, target } = this.options;
     let scan;
     try {
-      scan = await scanRulesDir(rulesDir);
+      scan = await this.files.scan();
     } catch (err) {
       this.options.logger.warn({ err: errorText(err) }, 'cannot scan the rules dir');
       return;
     }
     const onDisk = new Set<string>();
-    for (const file of scan.files) {
+    for (const file of scan) {
       const key = ruleKey(file.tenant, file.name);
       onDisk.add(key);
-      const mtime = (() => {
-        try {
-          return statSync(file.path).mtimeMs;
-        } catch {
-          return Infinity;
-        }
-      })();
-      if (mtime >= since) this.batcher.add(key);
+      if (file.mtimeMs >= since) this.batcher.add(key);
     }
-    for (const tenant of target.store.tenants()) {
-      for (const record of target.store.list(tenant)) {
-        const key = ruleKey(tenant, record.name);
-        if (!onDisk.has(key)) this.batcher.add(key);
-      }
+    for (const entry of this.options.target.snapshot()) {
+      if (entry.kind !== 'ruleset.put') continue;
+      const key = ruleKey(entry.record.tenant, entry.record.name);
+      if (!onDisk.has(key)) this.batcher.add(key);
     }
   }
 
@@ -285,7 +274,7 @@ export class RuleWatcher {
     const tenants = new Set(dirs.map((key) => key.slice(DIR_KEY.length)));
     const found: string[] = [];
     try {
-      for (const file of (await scanRulesDir(this.options.rulesDir)).files) {
+      for (const file of await this.files.scan()) {
         if (file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant))) found.push(ruleKey(file.tenant, file.name));
       }
     } catch (err) {
@@ -305,23 +294,6 @@ export class RuleWatcher {
       else this.options.logger.info({}, 'tenants.json changed (no tenant registry is wired to reload it)');
     } catch (err) {
       this.options.logger.warn({ err: errorText(err) }, 'tenants.json reload failed; the loaded tenants keep serving');
-    }
-  }
-
-  /** Echo suppression: remembers the files the store wrote for API calls. */
-  private rememberOwnWrite(event: StoreEvent): void {
-    if (event.origin !== 'api') return;
-    const { rulesDir } = this.options;
-    try {
-      if (event.type === 'put') {
-        const path = rulePath(rulesDir, event.record.tenant, event.record.name, '.json');
-        const st = statSync(path);
-        this.echo.remember(path, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
-      } else {
-        this.echo.forget(rulePath(rulesDir, event.tenant, event.name, '.json'));
-      }
-    } catch {
-      /* no file (memory-only write): nothing to suppress */
     }
   }
 }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import type { RuleStore } from '../../src/store/types.js';
 import { rec } from './store-fixtures.js';
 import { runStoreContract } from './store-contract.js';
 
@@ -11,13 +12,12 @@ runStoreContract('MemoryStore', async ({ lock }) => ({
 }));
 
 describe('MemoryStore specifics', () => {
-  it('keeps no history: versions are empty and readVersion is undefined after updates', async () => {
-    const store = new MemoryStore();
+  it('keeps no history and has no files: neither capability is present, even after updates', async () => {
+    const store: RuleStore = new MemoryStore();
     await store.put(rec('a', { version: '1' }), { origin: 'api' });
     await store.put(rec('a', { version: '2' }), { origin: 'api' });
-    assert.deepEqual(await store.versions('default', 'a'), []);
-    assert.equal(await store.readVersion('default', 'a', 1), undefined);
-    assert.equal(store.mode, 'memory');
+    assert.equal(store.history, undefined);
+    assert.equal(store.files, undefined);
     assert.equal(store.rulesDir, null);
     assert.deepEqual(await store.load(() => assert.fail('nothing to load')), { loaded: 0, skipped: [] });
   });

@@ -1,5 +1,7 @@
 /**
- * The one contract suite every `RuleStore` implementation must pass (architecture guide, point 6).
+ * The one contract suite every `RuleStore` implementation must pass (architecture guide, point 6):
+ * read, write and subscribe for all, plus one test per optional capability (history, files).
+ * The subscribe capability is also checked for every collection in change-source-contract.ts.
  * Run by memory-store.test.ts and file-store.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -120,7 +122,7 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       events.length = 0;
       assert.equal(await store.delete('default', 'a', { origin: 'api' }), a);
       assert.equal(store.get('default', 'a'), undefined);
-      assert.deepEqual(events, [{ type: 'delete', tenant: 'default', name: 'a', previous: a, origin: 'api' }]);
+      assert.deepEqual(events, [{ kind: 'ruleset.delete', tenant: 'default', name: 'a', previous: a, origin: 'api' }]);
       assert.equal(await store.delete('default', 'a', { origin: 'api' }), undefined);
       assert.equal(await store.delete('other', 'never', { origin: 'api' }), undefined);
       assert.equal(events.length, 1);
@@ -131,14 +133,14 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       const a2 = rec('a', { code: 'TWO' });
       let seenInListener: RuleRecord | undefined;
       store.subscribe((e) => {
-        if (e.type === 'put') seenInListener = store.get(e.record.tenant, e.record.name);
+        if (e.kind === 'ruleset.put') seenInListener = store.get(e.record.tenant, e.record.name);
       });
       await store.put(a1, { origin: 'api' });
       await store.put(a2, { origin: 'sync' });
       assert.equal(seenInListener, a2, 'the change is visible when the event arrives');
       assert.deepEqual(events, [
-        { type: 'put', record: a1, previous: undefined, origin: 'api' },
-        { type: 'put', record: a2, previous: a1, origin: 'sync' },
+        { kind: 'ruleset.put', record: a1, previous: undefined, origin: 'api' },
+        { kind: 'ruleset.put', record: a2, previous: a1, origin: 'sync' },
       ]);
     });
 
@@ -147,23 +149,23 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       await store.put(a, { origin: 'watch', persist: false });
       assert.equal(store.get('default', 'a'), a);
       assert.equal(await store.delete('default', 'a', { origin: 'watch', persist: false }), a);
-      assert.deepEqual(events.map((e) => `${e.type}:${e.origin}`), ['put:watch', 'delete:watch']);
+      assert.deepEqual(events.map((e) => `${e.kind}:${e.origin}`), ['ruleset.put:watch', 'ruleset.delete:watch']);
     });
 
     it('unsubscribe stops delivery; a throwing listener breaks neither the store nor other listeners', async () => {
       const seen: string[] = [];
-      const unsubscribe = store.subscribe((e) => seen.push(e.type));
+      const unsubscribe = store.subscribe((e) => seen.push(e.kind));
       store.subscribe(() => {
         throw new Error('listener failure');
       });
       const after: string[] = [];
-      store.subscribe((e) => after.push(e.type));
+      store.subscribe((e) => after.push(e.kind));
       await store.put(rec('a'), { origin: 'api' });
       unsubscribe();
       unsubscribe();
       await store.put(rec('b'), { origin: 'api' });
-      assert.deepEqual(seen, ['put']);
-      assert.deepEqual(after, ['put', 'put']);
+      assert.deepEqual(seen, ['ruleset.put']);
+      assert.deepEqual(after, ['ruleset.put', 'ruleset.put']);
       assert.equal(store.count(), 2);
     });
 
@@ -177,7 +179,7 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       }
       assert.equal(store.get('default', 'a'), records.at(-1));
       assert.deepEqual(
-        events.map((e) => (e.type === 'put' ? e.record.version : 'delete')),
+        events.map((e) => (e.kind === 'ruleset.put' ? e.record.version : 'delete')),
         records.map((r) => r.version),
       );
     });
@@ -195,7 +197,7 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       assert.equal(d1, a1);
       assert.deepEqual(p2, { created: true });
       assert.equal(d2, a2);
-      assert.deepEqual(events.map((e) => e.type), ['put', 'delete', 'put', 'delete']);
+      assert.deepEqual(events.map((e) => e.kind), ['ruleset.put', 'ruleset.delete', 'ruleset.put', 'ruleset.delete']);
       assert.equal(store.count(), 0);
     });
 
@@ -205,10 +207,17 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
         await assert.rejects(store.put(rec('ok', { tenant: bad }), { origin: 'api' }), /invalid tenant id/, `put tenant ${JSON.stringify(bad)}`);
         await assert.rejects(store.delete('default', bad, { origin: 'api' }), /invalid ruleset name/);
         await assert.rejects(store.delete(bad, 'ok', { origin: 'api' }), /invalid tenant id/);
-        await assert.rejects(store.versions('default', bad), /invalid ruleset name/);
-        await assert.rejects(store.versions(bad, 'ok'), /invalid tenant id/);
-        await assert.rejects(store.readVersion('default', bad, 1), /invalid ruleset name/);
-        await assert.rejects(store.readVersion(bad, 'ok', 1), /invalid tenant id/);
+        const history = store.history;
+        if (history) {
+          await assert.rejects(history.versions('default', bad), /invalid ruleset name/);
+          await assert.rejects(history.versions(bad, 'ok'), /invalid tenant id/);
+          await assert.rejects(history.readVersion('default', bad, 1), /invalid ruleset name/);
+          await assert.rejects(history.readVersion(bad, 'ok', 1), /invalid tenant id/);
+        }
+        if (store.files) {
+          await assert.rejects(store.files.current('default', bad), /invalid ruleset name/);
+          await assert.rejects(store.files.current(bad, 'ok'), /invalid tenant id/);
+        }
         assert.equal(store.get('default', bad), undefined, 'reads never throw');
         assert.deepEqual(store.list(bad), []);
       }
@@ -243,13 +252,37 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       assert.equal(store.get('t1', 'same'), undefined);
     });
 
-    it('versions of an unknown ruleset are empty and readVersion is undefined', async () => {
-      assert.deepEqual(await store.versions('default', 'nope'), []);
-      assert.equal(await store.readVersion('default', 'nope', 1), undefined);
+    it('history capability: versions of an unknown ruleset are empty and readVersion is undefined', async (t) => {
+      const history = store.history;
+      if (!history) return t.skip(`${implementation} keeps no history`);
+      assert.deepEqual(await history.versions('default', 'nope'), []);
+      assert.equal(await history.readVersion('default', 'nope', 1), undefined);
     });
 
-    it('mode and rulesDir agree', () => {
-      assert.equal(store.mode === 'persistent', store.rulesDir !== null);
+    it('history capability: a replaced record becomes version 1 of the history', async (t) => {
+      const history = store.history;
+      if (!history) return t.skip(`${implementation} keeps no history`);
+      await store.put(rec('a', { version: '1', code: 'ONE' }), { origin: 'api' });
+      await store.put(rec('a', { version: '2', code: 'TWO' }), { origin: 'api' });
+      assert.deepEqual((await history.versions('default', 'a')).map((v) => [v.seq, v.version]), [[1, '1']]);
+      assert.equal((await history.readVersion('default', 'a', 1))?.['config']?.version, '1');
+    });
+
+    it('files capability: the written file is reported as own, a missing one as none', async (t) => {
+      const files = store.files;
+      if (!files) return t.skip(`${implementation} has no rules dir`);
+      assert.deepEqual(await files.current('default', 'a'), { kind: 'none' });
+      await store.put(rec('a'), { origin: 'api' });
+      const current = await files.current('default', 'a');
+      assert.equal(current.kind, 'own');
+      assert.deepEqual((await files.scan()).map((f) => [f.tenant, f.name]), [['default', 'a']]);
+      await store.delete('default', 'a', { origin: 'api' });
+      assert.deepEqual(await files.current('default', 'a'), { kind: 'none' });
+    });
+
+    it('capabilities and rulesDir agree: files exactly when there is a rules dir', () => {
+      assert.equal(store.files !== undefined, store.rulesDir !== null);
+      if (store.files) assert.equal(store.files.rulesDir, store.rulesDir);
     });
 
     it('probe resolves on a healthy store', async () => {

@@ -70,13 +70,13 @@ describe('RuleWatcher (fake file events, fake clock)', () => {
     created[0]!.change(path('a.json'));
     await watcher.flushNow();
     assert.equal(fx.store.get('default', 'a')?.version, '1.1.0');
-    assert.deepEqual(await fx.store.versions('default', 'a'), [], 'a reload writes no history: the file is the truth');
+    assert.deepEqual(await fx.store.history?.versions('default', 'a'), [], 'a reload writes no history: the file is the truth');
 
     unlinkSync(path('a.json'));
     created[0]!.change(path('a.json'), 'unlink');
     await watcher.flushNow();
     assert.equal(fx.store.get('default', 'a'), undefined);
-    assert.deepEqual(fx.events.map((e) => `${e.type}:${e.origin}`), ['put:watch', 'put:watch', 'delete:watch']);
+    assert.deepEqual(fx.events.map((e) => `${e.kind}:${e.origin}`), ['ruleset.put:watch', 'ruleset.put:watch', 'ruleset.delete:watch']);
   });
 
   it('batches a burst of 50 changes into one reload after the 200 ms debounce', async () => {

@@ -121,11 +121,11 @@ test('events: put (with previous), delete, nothing for an unchanged record; defa
   registry.set(parseTenantRecord({ id: 'acme', qps_limit: 1 }), 'sync');
   registry.remove('acme', 'watch');
   assert.deepEqual(
-    events.map((e) => [e.type, e.type === 'put' ? e.record.id : e.id, e.origin, e.type === 'put' ? (e.previous ? e.previous.qps_limit : 'none') : 'deleted']),
+    events.map((e) => [e.kind, e.kind === 'tenant.put' ? e.record.id : e.id, e.origin, e.kind === 'tenant.put' ? (e.previous ? e.previous.qps_limit : 'none') : 'deleted']),
     [
-      ['put', 'acme', 'api', 'none'],
-      ['put', 'acme', 'sync', null],
-      ['delete', 'acme', 'watch', 'deleted'],
+      ['tenant.put', 'acme', 'api', 'none'],
+      ['tenant.put', 'acme', 'sync', null],
+      ['tenant.delete', 'acme', 'watch', 'deleted'],
     ],
   );
   registry.set(parseTenantRecord({ id: 'default', max_rulesets: 1 }), 'api');

@@ -59,17 +59,17 @@ test('applySync: put, unchanged repeat, delete, default reset, invalid rejected;
   try {
     const { registry, m, events } = manager(new TenantFile(dir));
     const acme = { ...parseTenantRecord({ id: 'acme', qps_limit: 3 }) };
-    assert.equal(await m.applySync({ tenant_id: 'acme', tenant: acme }, true), 'applied');
-    assert.equal(await m.applySync({ tenant_id: 'acme', tenant: acme }, true), 'unchanged');
+    assert.equal(await m.applySync({ kind: 'tenant.put', id: 'acme', record: acme }, true), 'applied');
+    assert.equal(await m.applySync({ kind: 'tenant.put', id: 'acme', record: acme }, true), 'unchanged');
     assert.equal(registry.get('acme')?.qps_limit, 3);
     assert.deepEqual(JSON.parse(readFileSync(join(dir, 'tenants.json'), 'utf8')).tenants.map((t: { id: string }) => t.id), ['acme']);
-    assert.equal(await m.applySync({ tenant_id: 'acme', tenant: { ...acme, id: 'other' } }, true), 'rejected');
-    assert.equal(await m.applySync({ tenant_id: 'x', tenant: { id: 'x', qps_limit: -1 } }, true), 'rejected');
-    assert.equal(await m.applySync({ tenant_id: 'default', tenant: { id: 'default', max_rulesets: 1 } }, false), 'applied');
-    assert.equal(await m.applySync({ tenant_id: 'default', tenant: null }, false), 'applied');
+    assert.equal(await m.applySync({ kind: 'tenant.put', id: 'acme', record: { ...acme, id: 'other' } }, true), 'rejected');
+    assert.equal(await m.applySync({ kind: 'tenant.put', id: 'x', record: { id: 'x', qps_limit: -1 } }, true), 'rejected');
+    assert.equal(await m.applySync({ kind: 'tenant.put', id: 'default', record: { id: 'default', max_rulesets: 1 } }, false), 'applied');
+    assert.equal(await m.applySync({ kind: 'tenant.delete', id: 'default' }, false), 'applied');
     assert.equal(registry.get('default')?.max_rulesets, null, 'a default tombstone resets it');
-    assert.equal(await m.applySync({ tenant_id: 'acme', tenant: null }, true), 'applied');
-    assert.equal(await m.applySync({ tenant_id: 'acme', tenant: null }, true), 'unchanged');
+    assert.equal(await m.applySync({ kind: 'tenant.delete', id: 'acme' }, true), 'applied');
+    assert.equal(await m.applySync({ kind: 'tenant.delete', id: 'acme' }, true), 'unchanged');
     assert.deepEqual(JSON.parse(readFileSync(join(dir, 'tenants.json'), 'utf8')).tenants, []);
     assert.ok(events.every((e) => e.origin === 'sync'));
   } finally {

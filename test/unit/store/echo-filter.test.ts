@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EchoFilter } from '../../../src/sync/echo-filter.js';
-import { FakeClock } from './fake-clock.js';
+import { EchoFilter } from '../../../src/store/echo-filter.js';
+import { FakeClock } from '../sync/fake-clock.js';
 
 const fp = (ino: number, size = 10, mtimeMs = 1000) => ({ ino, size, mtimeMs });
 

@@ -1,13 +1,13 @@
 /**
  * Maps a path the watcher reports to what it means for the rules dir layout (DECISIONS.md 4
- * and 8, `store/layout.ts`): a rule file of a tenant, the tenant registry `tenants.json`, the
+ * and 8, `layout.ts`; kept with the store so the layout is known in one place): a rule file of a tenant, the tenant registry `tenants.json`, the
  * `tenants/` directory, a tenant directory, or nothing of ours (dotfiles, `.versions/`, temp files of atomic writes,
  * `.health_probe`, other extensions).
  */
 import { relative, sep } from 'node:path';
 import { isValidRulesetName } from '../ruleset/model.js';
-import { TENANTS_DIR, TENANTS_FILE, isReservedName, parseRuleFileName } from '../store/layout.js';
-import { DEFAULT_TENANT } from '../store/types.js';
+import { TENANTS_DIR, TENANTS_FILE, isReservedName, parseRuleFileName } from './layout.js';
+import { DEFAULT_TENANT } from './record.js';
 
 /** What a path is. */
 export type RulePathKind =

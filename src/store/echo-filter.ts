@@ -1,23 +1,20 @@
 /**
  * Echo suppression of the file watcher (SPEC.md 8: "A writer suppresses reloading of its own
- * writes"). When this instance writes a rule file through its store, the watcher records the
- * file's fingerprint (inode, size, mtime). When the watcher later sees that path with the same
- * fingerprint, the change is its own echo and is not reloaded. A hand edit, or another
+ * writes"), owned by the file store: when it writes a rule file it records the file's
+ * fingerprint (inode, size, mtime), as returned by the atomic write itself (no extra lookup
+ * under the write lock). When the watcher later asks for that path with the same fingerprint,
+ * the change is its own echo and is not reloaded. A hand edit, or another
  * process's write, changes the fingerprint (an atomic write even gets a new inode), so it is
  * reloaded. Entries expire after `ttlMs` so the map stays small.
  */
-import type { SyncClock } from './clock.js';
+import type { FileFingerprint } from './atomic-write.js';
 
-/** What identifies one version of a file on disk. */
-export interface FileFingerprint {
-  readonly ino: number;
-  readonly size: number;
-  readonly mtimeMs: number;
-}
+export type { FileFingerprint } from './atomic-write.js';
 
 /** Options of `EchoFilter`. */
 export interface EchoFilterOptions {
-  readonly clock: SyncClock;
+  /** Clock in ms (expiry). */
+  readonly clock: { now(): number };
   /** How long an own write is remembered. Default 60 s (far above the 200 ms debounce). */
   readonly ttlMs?: number;
 }

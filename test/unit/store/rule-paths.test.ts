@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { classifyRulePath, isIgnoredPath } from '../../../src/sync/rule-paths.js';
+import { classifyRulePath, isIgnoredPath } from '../../../src/store/rule-paths.js';
 
 const dir = '/srv/rules';
 const at = (...p: string[]) => join(dir, ...p);
