@@ -6,7 +6,7 @@ import type { RuleStore } from '../../src/store/types.js';
 import { rec } from './store-fixtures.js';
 import { runStoreContract } from './store-contract.js';
 
-runStoreContract('MemoryStore', async ({ lock }) => ({
+runStoreContract('MemoryStore', { history: false, files: false }, async ({ lock }) => ({
   store: new MemoryStore(lock ? { lock } : {}),
   cleanup: async () => undefined,
 }));

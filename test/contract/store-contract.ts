@@ -21,8 +21,16 @@ export type MakeStore = (options: { lock?: RwLock }) => Promise<StoreUnderTest>;
 
 const BAD_NAMES = ['../etc/passwd', '..', '.', '.hidden', 'a/b', 'a\\b', 'a\0b', 'x'.repeat(129), '', 'a b'];
 
-/** Registers the contract suite for one implementation. */
-export function runStoreContract(implementation: string, makeStore: MakeStore): void {
+/** The optional capabilities an implementation declares; their tests run only where declared. */
+export interface Capabilities {
+  readonly history: boolean;
+  readonly files: boolean;
+}
+
+/** Registers the contract suite for one implementation with the capabilities it declares. */
+export function runStoreContract(implementation: string, capabilities: Capabilities, makeStore: MakeStore): void {
+  const withHistory = capabilities.history ? it : undefined;
+  const withFiles = capabilities.files ? it : undefined;
   describe(`RuleStore contract: ${implementation}`, () => {
     let sut: StoreUnderTest;
     let store: RuleStore;
@@ -252,25 +260,27 @@ export function runStoreContract(implementation: string, makeStore: MakeStore): 
       assert.equal(store.get('t1', 'same'), undefined);
     });
 
-    it('history capability: versions of an unknown ruleset are empty and readVersion is undefined', async (t) => {
-      const history = store.history;
-      if (!history) return t.skip(`${implementation} keeps no history`);
+    it('exposes exactly the capabilities it declares', () => {
+      assert.equal(store.history !== undefined, capabilities.history, 'history');
+      assert.equal(store.files !== undefined, capabilities.files, 'files');
+    });
+
+    withHistory?.('history capability: versions of an unknown ruleset are empty and readVersion is undefined', async () => {
+      const history = store.history!;
       assert.deepEqual(await history.versions('default', 'nope'), []);
       assert.equal(await history.readVersion('default', 'nope', 1), undefined);
     });
 
-    it('history capability: a replaced record becomes version 1 of the history', async (t) => {
-      const history = store.history;
-      if (!history) return t.skip(`${implementation} keeps no history`);
+    withHistory?.('history capability: a replaced record becomes version 1 of the history', async () => {
+      const history = store.history!;
       await store.put(rec('a', { version: '1', code: 'ONE' }), { origin: 'api' });
       await store.put(rec('a', { version: '2', code: 'TWO' }), { origin: 'api' });
       assert.deepEqual((await history.versions('default', 'a')).map((v) => [v.seq, v.version]), [[1, '1']]);
       assert.equal((await history.readVersion('default', 'a', 1))?.['config']?.version, '1');
     });
 
-    it('files capability: the written file is reported as own, a missing one as none', async (t) => {
-      const files = store.files;
-      if (!files) return t.skip(`${implementation} has no rules dir`);
+    withFiles?.('files capability: the written file is reported as own, a missing one as none', async () => {
+      const files = store.files!;
       assert.deepEqual(await files.current('default', 'a'), { kind: 'none' });
       await store.put(rec('a'), { origin: 'api' });
       const current = await files.current('default', 'a');
