@@ -34,7 +34,7 @@ interface DocCommand {
   readonly args: string;
 }
 
-const TOOL_RE = /^(?:npx\s+)?(svc-[a-z]+)(?=\s|$)/;
+const TOOL_RE = /^(svc-[a-z]+)(?=\s|$)/;
 const NODE_BIN_RE = /^node\s+dist\/bin\/(svc-[a-z]+)\.js(?=\s|$)/;
 const NPM_START_RE = /^npm start --(?=\s|$)/;
 
@@ -53,7 +53,11 @@ function docCommands(file: string): DocCommand[] {
     const start = i;
     let text = raw.trim().replace(/^\$\s+/, '');
     while (text.endsWith('\\') && i + 1 < lines.length) text = `${text.slice(0, -1).trimEnd()} ${lines[++i]!.trim()}`;
-    text = text.replace(/\s+#\s.*$/, '').trim();
+    // `npx svc-x` runs the same bin link as `svc-x` after a global install.
+    text = text
+      .replace(/\s+#\s.*$/, '')
+      .replace(/^npx\s+/, '')
+      .trim();
     const m = TOOL_RE.exec(text) ?? NODE_BIN_RE.exec(text);
     const tool = m?.[1] ?? (NPM_START_RE.test(text) ? 'svc-server' : undefined);
     if (tool === undefined || !TOOLS.includes(tool)) continue;
