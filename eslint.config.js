@@ -1,6 +1,9 @@
 // Lint configuration: eslint 9 flat config with typescript-eslint's recommended rules.
-// NOTE: the syntax-only rule sets are used, not the type-checked ones: those build the whole
-// program first and take minutes on a 2-core machine; these lint the tree in about 15 s.
+// NOTE: the syntax-only rule sets are used. Measured on src/ and test/: recommendedTypeChecked
+// takes 26 s (23 s CPU, 760 MB) against 13 s for the whole tree here, and reports about 1,900
+// findings that need a rule-by-rule decision first (900 no-floating-promises on node:test's
+// describe/it, 650 no-unsafe-member-access on `any`, most of them in test/; src/expr's `any`
+// bag on the hot path).
 // `npm run lint` runs it; `npm test` runs it before the tests.
 import js from '@eslint/js';
 import globals from 'globals';
