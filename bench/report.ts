@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, RESULTS_DIR, type SuiteReport, type SummaryRow } from './lib/report.js';
+import { ROOT, RESULTS_DIR, type SummaryRow } from './lib/report.js';
 
 const ORDER = ['engine', 'batch', 'http', 'grpc', 'scale', 'multicore', 'filter', 'sync-propagation'];
 

@@ -41,7 +41,7 @@ for suite in "${suites[@]}"; do
   esac
 done
 
-bash scripts/setup.sh || { echo "bench: build failed" >&2; exit 1; }
+bash scripts/setup.sh --full || { echo "bench: build failed" >&2; exit 1; }
 
 failed=()
 started=$(date +%s)

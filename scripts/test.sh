@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# `npm test`: set up what is missing (npm packages, build, the servers the integration tests
-# talk to), type-check the tests, then run every test with node:test.
+# `npm test`: set up what is missing (every npm package, dev and test ones included; the build;
+# the servers the integration tests talk to), lint (eslint, prettier check), type-check the
+# tests, then run every test with node:test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --full
 bash scripts/ensure-services.sh
+bash scripts/lint.sh
 node_modules/.bin/tsc -p tsconfig.test.json
 exec node scripts/run-tests.mjs "$@"

@@ -50,18 +50,18 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 
   const store = createStore({ rulesDir: config.rulesDir, maxVersions: config.maxVersions, logger });
   const metrics = config.metricsEnabled ? new Metrics({ version: VERSION, rulesCount: () => store.count(), tenantLabel: config.multiTenancyEnabled }) : null;
-  // Audit lines reach stdout in one write per event-loop turn (issue 9); flushed by audit.close()
+  // Audit lines reach stdout in one write per event-loop turn (audit throughput); flushed by audit.close()
   // and, should the process end without a shutdown, at exit.
   const auditOut = new BufferedLineSink(process.stdout);
   const flushAudit = (): void => auditOut.flush();
   process.on('exit', flushAudit);
   const audit = new AuditLog({ dir: config.auditDir ?? undefined, logger, sampleRate: config.auditSampleRate, stdout: auditOut });
-  // Observability of issue 10: trace export only with --otlp-endpoint (the SDK is not even
+  // Observability (docs/observability.md): trace export only with --otlp-endpoint (the SDK is not even
   // loaded otherwise); per-request log lines only at --log-level debug.
   const tracing = config.otlpEndpoint === null ? null : await startTracing(config, logger);
   const requestLog = config.logLevel === 'debug' ? logger : undefined;
   const observe = { ...(tracing ? { tracing } : {}), ...(requestLog ? { requestLog } : {}) };
-  // Multi-tenancy (issue 8): the tenant registry from <rules-dir>/tenants.json; null when off.
+  // Multi-tenancy (docs/tenancy.md): the tenant registry from <rules-dir>/tenants.json; null when off.
   const tenancy = config.multiTenancyEnabled ? await setupTenancy({ config, store, audit, logger, clock: () => performance.now() }) : null;
   const service = new RuleService(
     {
@@ -91,7 +91,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   logger.info({ loaded: report.loaded, skipped: report.skipped.length, rules_dir: config.rulesDir }, 'rules loaded');
   tenancy?.reportUnregistered();
 
-  // Rule synchronization (issue 7): file watcher and broker. Prepared before the listeners, so
+  // Rule synchronization (docs/operations.md): file watcher and broker. Prepared before the listeners, so
   // `/health` has its `sync` block from the first answer; started once the listeners are up.
   const sync = prepareSync({ config, target: service, logger, ...(tenancy ? { hooks: tenancy.hooks } : {}) });
 
@@ -117,7 +117,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     closers.push(() => app.close());
   }
   if (!config.disableGrpc || config.udsPath !== null) {
-    // gRPC on --grpc-addr and/or --uds-path (issue 5); a failed start closes what already listens.
+    // gRPC on --grpc-addr and/or --uds-path (docs/grpc.md); a failed start closes what already listens.
     try {
       const grpc = await startGrpcServer(service, config, logger, observe);
       closers.push(() => grpc.close());
@@ -161,7 +161,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   };
 }
 
-/** Starts trace export to `--otlp-endpoint` (issue 10); the OpenTelemetry SDK loads here. */
+/** Starts trace export to `--otlp-endpoint` (docs/observability.md); the OpenTelemetry SDK loads here. */
 async function startTracing(config: Config, logger: Logger): Promise<Tracing> {
   const { Tracing } = await import('./observe/tracing.js');
   const tracing = new Tracing({

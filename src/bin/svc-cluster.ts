@@ -2,7 +2,7 @@
 /**
  * svc-cluster: runs N identical svc-server workers on one machine with node:cluster, sharing
  * the HTTP and gRPC ports (the primary accepts connections and hands them to the workers in
- * turn), so a server uses every core (issue 9, docs/performance.md "Using every core").
+ * turn), so a server uses every core (docs/performance.md "Using every core").
  *
  *   svc-cluster --workers 4 --role reader --sync-url nats://127.0.0.1:4222 [svc-server flags]
  *   svc-cluster --workers 2 --rules-dir ./rules --watch-rules [svc-server flags]

@@ -6,6 +6,8 @@
  * names); otherwise nothing is written. Exit codes: 0 compiled, 1 invalid input or signature,
  * 2 usage or I/O error.
  */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { CliError, createProgram, EXIT_FAILED, EXIT_OK, ioReason, readInput, runCli } from '../signing/cli-support.js';
 import { parsePrivateKey, rawPublicKey, toBase64, type KeyFormatError } from '../signing/ed25519.js';
 import { RuleFileError, ruleFileFormat } from '../signing/rule-file.js';
@@ -21,7 +23,7 @@ interface CompileOptions {
 
 const program = createProgram('svc-compile', 'Compile a JSON or YAML rule file to the binary .svc format')
   .requiredOption('-i, --input <file>', 'rule file to compile (.json, .yaml or .yml)')
-  .option('-o, --output <file>', 'output file (default: the input with the .svc extension)')
+  .option('-o, --output <file>', 'output file (default: the input with the .svc extension; its directory is created if missing)')
   .option('-k, --private-key <file>', 'sign the compiled file with this private key');
 
 await runCli<CompileOptions>(program, process.argv, async (opts) => {
@@ -52,6 +54,8 @@ await runCli<CompileOptions>(program, process.argv, async (opts) => {
     process.stderr.write(`svc-compile: note: the existing _signature of ${opts.input} was replaced by a new signature\n`);
   }
   try {
+    // The output's directory is created when missing, as svc-keygen does for its --output-dir.
+    await mkdir(dirname(output), { recursive: true });
     await atomicWrite(output, result.svc, { keepMode: true });
   } catch (err) {
     throw new CliError(`cannot write ${output}: ${ioReason(err)}`);

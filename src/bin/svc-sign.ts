@@ -5,6 +5,8 @@
  * layout kept), `.svc` is re-encoded with the signature block. Without `-o` the input is
  * replaced atomically. Exit codes: 0 signed, 1 the rule file is invalid, 2 usage or I/O error.
  */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { CliError, createProgram, EXIT_FAILED, EXIT_OK, ioReason, readInput, runCli } from '../signing/cli-support.js';
 import { parsePrivateKey, rawPublicKey, toBase64, type KeyFormatError } from '../signing/ed25519.js';
 import { RuleFileError, ruleFileFormat } from '../signing/rule-file.js';
@@ -21,7 +23,7 @@ interface SignOptions {
 const program = createProgram('svc-sign', 'Sign a rule file (.json, .yaml, .yml or .svc) with an Ed25519 private key')
   .requiredOption('-k, --private-key <file>', 'private key file (PKCS#8 PEM from svc-keygen, or base64 of the 32-byte seed)')
   .requiredOption('-i, --input <file>', 'rule file to sign')
-  .option('-o, --output <file>', 'where to write the signed file (default: replace the input)');
+  .option('-o, --output <file>', 'where to write the signed file (default: replace the input; its directory is created if missing)');
 
 await runCli<SignOptions>(program, process.argv, async (opts) => {
   const output = opts.output ?? opts.input;
@@ -47,6 +49,8 @@ await runCli<SignOptions>(program, process.argv, async (opts) => {
     throw err;
   }
   try {
+    // The output's directory is created when missing, as svc-keygen does for its --output-dir.
+    await mkdir(dirname(output), { recursive: true });
     await atomicWrite(output, signed, { keepMode: true });
   } catch (err) {
     throw new CliError(`cannot write ${output}: ${ioReason(err)}`);

@@ -1,5 +1,5 @@
 /**
- * What `svc-cluster` decides before it forks (issue 9, docs/performance.md "Using every core"):
+ * What `svc-cluster` decides before it forks (docs/performance.md "Using every core"):
  * the worker count, the arguments every worker gets, each worker's instance id, and whether
  * the configuration can be served by several identical processes at all.
  */

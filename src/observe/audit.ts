@@ -112,7 +112,7 @@ export class AuditLog {
 
   /** Writes one event line to stdout and, with a dir, to the day's file. Never throws. */
   write(event: string, fields: Record<string, unknown>): void {
-    // NOTE (speed, issue 9): lines of the same millisecond share one formatted timestamp.
+    // NOTE (speed, audit line throughput): lines of the same millisecond share one formatted timestamp.
     const ms = this.now();
     if (ms !== this.lastMs) {
       this.lastIso = new Date(ms).toISOString();
@@ -193,7 +193,7 @@ export class AuditLog {
 
 /** The JSON line of one event; the three standard keys come first and cannot be overridden. */
 function serialize(timestamp: string, event: string, fields: Record<string, unknown>): string {
-  // NOTE (speed, issue 9): without standard keys among the fields, the line is the standard
+  // NOTE (speed, audit line throughput): without standard keys among the fields, the line is the standard
   // keys' text followed by the fields' own JSON: the same text as stringifying the merged
   // record, without building it. An ISO timestamp needs no escaping.
   if (!('timestamp' in fields) && !('level' in fields) && !('event' in fields)) {

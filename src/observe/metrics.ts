@@ -100,6 +100,9 @@ export class Metrics {
     this.tenantLabel = options.tenantLabel === true;
     const registry = this.registry;
     const registers = [registry];
+    // NOTE: prom-client calls collect() with the metric as `this`, so the registry is reached
+    // through this alias.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
 
     // Spec order: info, uptime, rules, executions, execution duration, terminal results,

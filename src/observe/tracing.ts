@@ -1,5 +1,5 @@
 /**
- * Trace export (issue 10): OTLP over HTTP with protobuf bodies, on when `--otlp-endpoint` is
+ * Trace export (docs/observability.md): OTLP over HTTP with protobuf bodies, on when `--otlp-endpoint` is
  * set. Spans: one SERVER span per HTTP or gRPC request (made by the transports through
  * `startServerSpan`) and one INTERNAL span per ruleset execution (made by the façade through
  * the `ServiceTracer` port), the child of its request span. A W3C `traceparent` from the caller
