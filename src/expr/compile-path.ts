@@ -46,6 +46,7 @@ const PROTOTYPES: readonly object[] = [Object.prototype, Array.prototype, String
  * on any other JSON value can only find an own property of a plain object. Keeping the keyed
  * loads inside each closure (not in a shared helper) gives every read site its own inline cache.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- NOTE (speed): see above; a typed bag would need a cast at every read site.
 export type Bag = any;
 
 /** Direct read of a plain key (see isDirectKey); `undefined` when `o` has no such own property. */

@@ -12,7 +12,7 @@ import { compileRawReader, compileValueReader, internalize } from './compile-pat
 import { constValue, fold, isConst } from './fold.js';
 import { IMPLS_1, IMPLS_2, IMPLS_N } from './functions.js';
 import { applyUnary, truthy } from './semantics.js';
-import type { CompiledExpr, Vars } from './compiled-expr.js';
+import type { CompiledExpr } from './compiled-expr.js';
 
 export type { CompiledExpr, Vars } from './compiled-expr.js';
 

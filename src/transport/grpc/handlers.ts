@@ -26,7 +26,8 @@ export interface GrpcHandlerOptions {
   readonly traceContextOf?: (call: object) => unknown;
 }
 
-type Call = ServerUnaryCall<any, any>;
+/** A unary call; each handler casts `request` to its message type (./messages.ts). */
+type Call = ServerUnaryCall<unknown, unknown>;
 
 /** Builds the implementation of `rules.RuleService` over the façade. */
 export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerOptions): UntypedServiceImplementation {
