@@ -4,23 +4,13 @@
  * `{"level":"info","time":"2024-05-01T12:00:00.000Z","msg":"listening","port":8080}`.
  */
 import { pino, type DestinationStream } from 'pino';
+import type { Logger } from '../log.js';
 
 /** Server log verbosity, lowest volume first. */
 export type LogLevelName = 'error' | 'warn' | 'info' | 'debug';
 
-/**
- * The logger the rest of the code depends on; a pino logger satisfies it. Each level takes
- * structured fields and an optional message (`log.info({port}, 'listening')`), or just a
- * message. Method syntax on purpose: a test fake such as `{ error: (f: object) => {} }` fits.
- */
-export interface Logger {
-  error(fieldsOrMsg: object | string, msg?: string): void;
-  warn(fieldsOrMsg: object | string, msg?: string): void;
-  info(fieldsOrMsg: object | string, msg?: string): void;
-  debug(fieldsOrMsg: object | string, msg?: string): void;
-  /** A logger that adds `bindings` to every line. */
-  child(bindings: Record<string, unknown>): Logger;
-}
+/** The one logger type (src/log.ts); `createLogger` returns a pino logger, which satisfies it. */
+export type { Logger } from '../log.js';
 
 /** Options of `createLogger`. */
 export interface LoggerOptions {
@@ -47,6 +37,5 @@ export function createLogger(options: LoggerOptions): Logger {
 /** A logger that drops everything (tests, tools). */
 export function silentLogger(): Logger {
   const drop = (): void => {};
-  const logger: Logger = { error: drop, warn: drop, info: drop, debug: drop, child: () => logger };
-  return logger;
+  return { error: drop, warn: drop, info: drop, debug: drop };
 }

@@ -14,9 +14,10 @@ import type { RuleRecord } from '../store/types.js';
 import { ReusableClock } from './batch-clock.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { isPlainObject } from './json-object.js';
-import type { ExecutionSpan, ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
+import type { ExecutionSpan, ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import type { TenancyPort } from './tenancy-port.js';
 import type { BatchItem, BatchResult, CallContext } from './types.js';
+import type { Logger } from '../log.js';
 
 /** Settings and collaborators of the runner (slices of the façade's). */
 export interface ExecutionRunnerDeps {
@@ -26,7 +27,7 @@ export interface ExecutionRunnerDeps {
   readonly metrics: ServiceMetrics;
   readonly audit: ServiceAudit;
   readonly sampler: ServiceSampler;
-  readonly logger: ServiceLogger;
+  readonly logger: Logger;
   /** Monotonic clock in fractional milliseconds (performance.now). */
   readonly clock: () => number;
   readonly tracer?: ServiceTracer;

@@ -26,14 +26,6 @@ export interface ServiceSampler {
   shouldSample(): boolean;
 }
 
-/** Structured server log (pino-compatible subset). */
-export interface ServiceLogger {
-  error(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
-
 /** Metrics that do nothing (`--metrics-enabled=false`). */
 export const NO_METRICS: ServiceMetrics = {
   recordExecution() {},

@@ -17,7 +17,7 @@ import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
 import { fromFilterError } from './filter-errors.js';
 import { isPlainObject } from './json-object.js';
-import type { ServiceAudit, ServiceLogger, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
+import type { ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
 import type { TenancyPort, TenantSyncPort } from './tenancy-port.js';
 import type {
@@ -33,6 +33,7 @@ import type {
   RulesetInfo,
   VersionsResult,
 } from './types.js';
+import type { Logger } from '../log.js';
 
 /** `/eval` keeps compiled expressions (pure, shared by every façade): parse and compile once. */
 const evaluateExpression = cachedEvaluator();
@@ -57,7 +58,7 @@ export interface RuleServiceDeps {
   readonly metrics: ServiceMetrics;
   readonly audit: ServiceAudit;
   readonly sampler: ServiceSampler;
-  readonly logger: ServiceLogger;
+  readonly logger: Logger;
   /** Monotonic clock in fractional milliseconds (performance.now). */
   readonly clock: () => number;
   /** Wall clock in milliseconds since the epoch (Date.now). */

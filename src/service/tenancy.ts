@@ -8,17 +8,18 @@
 import type { Config } from '../config/index.js';
 import type { RuleStore } from '../store/types.js';
 import { TenantFile } from '../store/tenant-file.js';
-import type { ServiceAudit, ServiceLogger } from './ports.js';
+import type { ServiceAudit } from './ports.js';
 import type { TenantSyncPort } from './tenancy-port.js';
 import { TenantManager } from './tenant-manager.js';
 import { TenantRegistry } from './tenant-registry.js';
+import type { Logger } from '../log.js';
 
 /** What `setupTenancy` needs. */
 export interface TenancyOptions {
   readonly config: Pick<Config, 'rulesDir' | 'role' | 'writerAddr' | 'watchRules'>;
   readonly store: RuleStore;
   readonly audit: ServiceAudit;
-  readonly logger: ServiceLogger;
+  readonly logger: Logger;
   /** Monotonic clock in ms for the rate limiters (`performance.now`). */
   readonly clock: () => number;
 }

@@ -17,12 +17,13 @@ import type { RuleStore } from '../store/types.js';
 import { DEFAULT_TENANT } from '../store/types.js';
 import type { TenantFile } from '../store/tenant-file.js';
 import { ServiceError } from './errors.js';
-import type { ServiceAudit, ServiceLogger } from './ports.js';
+import type { ServiceAudit } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
 import type { IncomingTenantChange } from './tenancy-port.js';
 import { DEFAULT_TENANT_RECORD, checkTenantRecord, invalidTenantIdMessage, isValidTenantId, parseTenantRecord, type TenantRecord } from './tenant-model.js';
 import type { TenantRegistry } from './tenant-registry.js';
 import type { CallContext } from './types.js';
+import type { Logger } from '../log.js';
 
 /** Collaborators of `TenantManager`. */
 export interface TenantManagerDeps {
@@ -32,7 +33,7 @@ export interface TenantManagerDeps {
   /** `tenants.json`, or null in memory-only mode. */
   readonly file: TenantFile | null;
   readonly audit: ServiceAudit;
-  readonly logger: ServiceLogger;
+  readonly logger: Logger;
   readonly role: Role;
   readonly writerAddr: string | null;
 }

@@ -9,6 +9,7 @@
  * needs (record, token bucket, execute options) and follows the collection's changes. Changes
  * are made by `TenantManager` (API), the sync adapters (broker, watcher) and the start-up load.
  */
+import type { Logger } from '../log.js';
 import type { ExecuteOptions } from '../ruleset/execute.js';
 import type { ChangeListener, TenantChangeEvent } from '../store/change.js';
 import { TenantCollection } from '../store/tenant-collection.js';
@@ -36,7 +37,7 @@ interface TenantState {
 export interface TenantRegistryOptions {
   /** Monotonic clock of the rate limiter (ms); `performance.now` in the server. */
   readonly clock: MonotonicClock;
-  readonly logger?: { warn(obj: object, msg?: string): void };
+  readonly logger?: Pick<Logger, 'warn'>;
 }
 
 /** The registry (see the module comment). */

@@ -4,12 +4,11 @@
  * is reported to `onListenerError` and ignored so it can never break a write or starve the
  * listeners after it.
  */
+import type { Logger } from '../log.js';
 import type { StoreEvent } from './types.js';
 
-/** The part of a logger (pino-compatible) the store uses. */
-export interface StoreLogger {
-  warn(obj: object, msg: string): void;
-}
+/** The part of the logger the store uses. */
+export type StoreLogger = Pick<Logger, 'warn'>;
 
 /** Called with the error of a throwing listener and the event it was given. */
 export type ListenerErrorHandler<E> = (err: unknown, event: E) => void;

@@ -21,8 +21,9 @@ import { STREAM_NAME, allSubjects, decodeEnvelope, type SyncEvent } from './even
 import { readLatestPerSubject } from './latest-per-subject.js';
 import { readTenantStream } from './tenant-sync.js';
 import type { ConsumerMessagesLike, JsMsgLike } from './nats-api.js';
-import type { SyncLogger, SyncTarget } from './sync-types.js';
+import type { SyncTarget } from './sync-types.js';
 import { incomingChangeOf } from './wire-changes.js';
+import type { Logger } from '../log.js';
 
 /** A durable consumer unused for 7 days (the stream's retention) is removed by the server. */
 const CONSUMER_INACTIVE_NS = 7 * 24 * 3600 * 1_000_000_000;
@@ -34,7 +35,7 @@ export interface BrokerConsumerOptions {
   readonly instanceId: string;
   readonly prefix: string;
   readonly clock: SyncClock;
-  readonly logger: SyncLogger;
+  readonly logger: Logger;
   /** Whether applied events are written to the rules dir (a reader with its own dir). */
   readonly persist: boolean;
 }

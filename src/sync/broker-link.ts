@@ -13,7 +13,7 @@
 import { sleep, type SyncClock } from './clock.js';
 import { STREAM_MAX_AGE_MS, STREAM_NAME, allSubjects } from './events.js';
 import type { JetStreamLike, JetStreamManagerLike, NatsApi, NatsConnectionLike } from './nats-api.js';
-import type { SyncLogger } from './sync-types.js';
+import type { Logger } from '../log.js';
 
 /** Options of `BrokerLink`. */
 export interface BrokerLinkOptions {
@@ -23,7 +23,7 @@ export interface BrokerLinkOptions {
   readonly name: string;
   readonly prefix: string;
   readonly clock: SyncClock;
-  readonly logger: SyncLogger;
+  readonly logger: Logger;
   /** Messages kept per subject. Default 32. */
   readonly maxMsgsPerSubject?: number;
   /** Delay between connection attempts (ms). Default 500. */

@@ -26,8 +26,9 @@ import { STREAM_NAME, decodeEnvelope, encodeEnvelope, eventSubject, ruleDeletedO
 import { readLatestPerSubject } from './latest-per-subject.js';
 import { PublishQueue } from './publish-queue.js';
 import { readTenantStream, tenantFullState } from './tenant-sync.js';
-import type { SyncLogger, SyncTarget } from './sync-types.js';
+import type { SyncTarget } from './sync-types.js';
 import { wireEventOf } from './wire-changes.js';
+import type { Logger } from '../log.js';
 
 /** Options of `BrokerPublisher`. */
 export interface BrokerPublisherOptions {
@@ -36,7 +37,7 @@ export interface BrokerPublisherOptions {
   readonly instanceId: string;
   readonly prefix: string;
   readonly clock: SyncClock;
-  readonly logger: SyncLogger;
+  readonly logger: Logger;
   /** Full-state re-publication period (ms); 0 disables the periodic one. */
   readonly republishIntervalMs: number;
   /** Change origins that are published. Default `api` and `watch`. */

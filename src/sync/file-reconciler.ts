@@ -13,7 +13,8 @@
 import { readFile } from 'node:fs/promises';
 import type { RuleFiles } from '../store/types.js';
 import { errorText } from './broker-link.js';
-import type { SyncLogger, SyncTarget } from './sync-types.js';
+import type { SyncTarget } from './sync-types.js';
+import type { Logger } from '../log.js';
 
 /** Outcome counts of one batch. */
 export interface ReconcileCounts {
@@ -29,7 +30,7 @@ export class FileReconciler {
   constructor(
     private readonly files: RuleFiles,
     private readonly target: SyncTarget,
-    private readonly logger: SyncLogger,
+    private readonly logger: Logger,
   ) {}
 
   /** New zeroed counters. */

@@ -17,10 +17,11 @@ import { BrokerLink } from './broker-link.js';
 import { BrokerPublisher } from './broker-publisher.js';
 import { realClock, type SyncClock } from './clock.js';
 import { DEFAULT_NATS_MODULES, loadNatsApi, type NatsModuleNames } from './nats-api.js';
-import type { SyncLogger, SyncTarget } from './sync-types.js';
+import type { SyncTarget } from './sync-types.js';
 import { RuleWatcher, type CreateFsWatcher } from './watcher.js';
+import type { Logger } from '../log.js';
 
-export type { SyncLogger, SyncTarget } from './sync-types.js';
+export type { SyncTarget } from './sync-types.js';
 
 /** The configuration fields sync reads. */
 export type SyncConfig = Pick<
@@ -50,7 +51,7 @@ export interface SyncHooks {
 export interface StartSyncOptions {
   readonly config: SyncConfig;
   readonly target: SyncTarget;
-  readonly logger: SyncLogger;
+  readonly logger: Logger;
   readonly clock?: SyncClock;
   /** Module names of the NATS client (tests point them at a module that does not exist). */
   readonly natsModules?: NatsModuleNames;

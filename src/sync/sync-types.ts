@@ -5,14 +5,6 @@
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { PrepareFile, RuleFiles, RuleRecord } from '../store/types.js';
 
-/** Structured log (pino-compatible subset). */
-export interface SyncLogger {
-  error(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
-
 /** Origin of a change applied by a sync adapter. */
 export type SyncOrigin = 'sync' | 'watch';
 

@@ -25,7 +25,8 @@ import { errorText } from './broker-link.js';
 import { realClock, type SyncClock } from './clock.js';
 import { chokidarWatcher, type CreateFsWatcher, type FsWatcherLike } from './fs-watcher.js';
 import { FileReconciler } from './file-reconciler.js';
-import type { SyncLogger, SyncTarget } from './sync-types.js';
+import type { SyncTarget } from './sync-types.js';
+import type { Logger } from '../log.js';
 
 export type { CreateFsWatcher, FsWatcherLike, FsWatchOptions } from './fs-watcher.js';
 
@@ -39,7 +40,7 @@ const NATIVE_UNAVAILABLE = new Set(['ENOSPC', 'EMFILE', 'ENFILE', 'ENOSYS', 'ENO
 export interface RuleWatcherOptions {
   readonly rulesDir: string;
   readonly target: SyncTarget;
-  readonly logger: SyncLogger;
+  readonly logger: Logger;
   readonly clock?: SyncClock;
   /** Default 200 ms. */
   readonly debounceMs?: number;

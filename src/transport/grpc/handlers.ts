@@ -3,6 +3,7 @@
  * `CallContext`, and encodes the answer; errors go through the catalog (./status.ts).
  * Nothing here knows about rules (architecture guide, point 3).
  */
+import type { Logger } from '../../log.js';
 import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ServiceError } from '../../service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
@@ -21,7 +22,7 @@ export interface GrpcHandlerOptions {
   /** Read the tenant from metadata `x-tenant-id` (DECISIONS.md 8); otherwise `default`. */
   readonly multiTenancy: boolean;
   /** Where unexpected (non-catalog) errors are reported. */
-  readonly logger?: { error(obj: object, msg?: string): void };
+  readonly logger?: Pick<Logger, 'error'>;
   /** The request span's context of a call (tracing on, ./instrument.ts); absent: untraced contexts. */
   readonly traceContextOf?: (call: object) => unknown;
 }

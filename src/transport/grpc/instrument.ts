@@ -9,16 +9,15 @@
 import { status, type Metadata, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { SpanStatusCode, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
+import type { Logger } from '../../log.js';
 import type { Tracing } from '../../observe/tracing.js';
 import { sourceIpOf } from './handlers.js';
 
 /** The gRPC service name used in span names and `rpc.service`. */
 export const RPC_SERVICE = 'rules.RuleService';
 
-/** What the request log needs from a logger. */
-export interface GrpcRequestLogger {
-  debug(obj: object, msg?: string): void;
-}
+/** What the request log needs from the logger. */
+export type GrpcRequestLogger = Pick<Logger, 'debug'>;
 
 /** Options of `GrpcInstrumentation`. */
 export interface GrpcInstrumentOptions {

@@ -4,6 +4,7 @@
  * `close()` stops accepting at once, waits for the calls in flight, then removes the socket.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { Logger } from '../../log.js';
 import type { Config } from '../../config/index.js';
 import type { RuleServiceApi } from '../../service/types.js';
 import { buildGrpcHandlers } from './handlers.js';
@@ -18,12 +19,8 @@ export type GrpcConfig = Pick<
   'grpcAddr' | 'disableGrpc' | 'udsPath' | 'grpcTlsCert' | 'grpcTlsKey' | 'maxRequestBodyBytes' | 'multiTenancyEnabled' | 'shutdownTimeoutSecs'
 >;
 
-/** What `startGrpcServer` needs from a logger. */
-export interface GrpcLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+/** What `startGrpcServer` needs from the logger. */
+export type GrpcLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
 /** A started gRPC server. */
 export interface GrpcServerHandle {

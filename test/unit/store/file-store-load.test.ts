@@ -46,7 +46,7 @@ describe('FileStore.load', () => {
     await writeFile(join(dir, 'a b.json'), json('a b'));
     await writeFile(join(dir, `${'x'.repeat(129)}.json`), json('x'));
     await mkdir(join(dir, 'dir.json'));
-    const warnings: Array<{ obj: object; msg: string }> = [];
+    const warnings: Array<{ obj: object | string; msg: string | undefined }> = [];
     const store = new FileStore({ rulesDir: dir, logger: { warn: (obj, msg) => warnings.push({ obj, msg }) } });
     const report = await store.load(testPrepare);
     assert.equal(report.loaded, 1);
