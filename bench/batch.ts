@@ -1,5 +1,5 @@
 /**
- * Batch suite (issue 9): 10,000 inputs of the engine scenario (all four paths) executed
+ * Batch suite: 10,000 inputs of the engine scenario (all four paths) executed
  *
  *   1. in the engine alone, in-process, on one core (each contender in its own process):
  *      - `walker`: the hand-written closure walker over the 10,000 inputs (two clock reads per

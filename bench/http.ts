@@ -1,5 +1,5 @@
 /**
- * HTTP suite (issue 9): `POST /api/v1/execute/:name` and `POST /api/v1/eval` of the real server
+ * HTTP suite: `POST /api/v1/execute/:name` and `POST /api/v1/eval` of the real server
  * (dist/, default flags: metrics on, audit sampling 10% to stdout) under load, against a bare
  * fastify server (same fastify, default JSON parser and serializer) whose routes answer the same
  * JSON as a constant, in the same run. Rounds alternate bare / svc; medians are reported.

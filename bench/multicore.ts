@@ -1,5 +1,5 @@
 /**
- * Multi-core suite (issue 9): how throughput grows with server processes. `svc-cluster`
+ * Multi-core suite: how throughput grows with server processes. `svc-cluster`
  * (src/bin/svc-cluster.ts) runs 1, 2, ... up to the core count of identical workers on one
  * port (node:cluster, shared rules dir with --watch-rules); wrk drives
  * `POST /api/v1/execute/:name` with 50 connections. Rounds alternate between the worker

@@ -1,5 +1,5 @@
 /**
- * Scale suite (issue 9): the real server started on a rules dir holding 10, 1,000 and 10,000
+ * Scale suite: the real server started on a rules dir holding 10, 1,000 and 10,000
  * rulesets (generated into temp dirs: 5 decisions and 4 terminals each, distinct thresholds).
  * For each size: time from spawn to "http listening" (rules loaded and compiled, listening),
  * RSS when ready and after the load, then execute latency and throughput:

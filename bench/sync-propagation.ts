@@ -1,5 +1,5 @@
 /**
- * Writer-to-reader propagation of rule changes (issue 7), for broker sync (NATS JetStream) and
+ * Writer-to-reader propagation of rule changes, for broker sync (NATS JetStream) and
  * for the file watcher on a shared rules dir. Starts a real nats-server and real server
  * processes, then makes 200 sequential updates of one rule on the writer. Each sample is the
  * time from sending the update to the writer until the reader logs that it applied that exact

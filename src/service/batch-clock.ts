@@ -1,5 +1,5 @@
 /**
- * The façade's execution clock with reading reuse for batches (issue 9).
+ * The façade's execution clock with reading reuse for batches.
  *
  * An untraced execution reads the clock twice: at its start and at its end. In a batch, item
  * i+1 starts right where item i ended, so its start can be item i's end reading: one clock

@@ -1,5 +1,5 @@
 /**
- * `svc_compilation_duration_seconds` (SPEC.md "GET /metrics", issue 10) is observed at every
+ * `svc_compilation_duration_seconds` (SPEC.md "GET /metrics") is observed at every
  * ruleset compile, whatever started it: files loaded at start (JSON and YAML), API writes
  * (create, update, rollback) and files the watcher loads. Counted through `GET /metrics` of
  * the real built server.

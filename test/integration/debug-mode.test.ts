@@ -1,5 +1,5 @@
 /**
- * `--debug-mode` (DECISIONS.md 3, issue 10) against the real built server: the debug endpoint
+ * `--debug-mode` (DECISIONS.md 3) against the real built server: the debug endpoint
  * `GET /api/v1/debug/rulesets/:name` (every condition, action value and output expression as
  * written and as a rendered syntax tree) and CORS for any origin (preflight, and the header on
  * normal and error answers); with the flag off, the endpoint is 404 and no CORS header is sent.

@@ -1,5 +1,5 @@
 /**
- * The gRPC API (issue 5) against the real built server process, over TCP, with a real grpc-js
+ * The gRPC API against the real built server process, over TCP, with a real grpc-js
  * client loading the same proto: every method, every error status a client can reach, 64-bit
  * fields as decimal strings, the message size limit, and metrics and audit counting gRPC
  * executions exactly like HTTP ones.

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown covers gRPC calls in flight (issue 5), in two ways:
+ * Graceful shutdown covers gRPC calls in flight, in two ways:
  * - a raw HTTP/2 client sends half of an Execute request, the server gets SIGTERM (the test
  *   waits for `shutting down`), then the rest: the call still answers OK and the process exits 0
  *   (a server that cancelled open streams at shutdown fails this);

@@ -1,5 +1,5 @@
 /**
- * `--log-level` and request logging (issue 10) against the real built server: at `debug` every
+ * `--log-level` and request logging against the real built server: at `debug` every
  * answered HTTP request and gRPC call writes one debug line (method, url, status, duration,
  * source ip); at `info` there are none, and no debug line at all.
  */

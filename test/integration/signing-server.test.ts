@@ -1,5 +1,5 @@
 /**
- * Rule signatures end to end (issue 6): keys and signed files made by the real CLIs
+ * Rule signatures end to end: keys and signed files made by the real CLIs
  * (dist/bin/svc-keygen|sign|compile), checked by the real server (dist/bin/svc-server) over
  * HTTP, for API uploads (body `_signature` and the X-Svc-* headers) and for rule files loaded
  * from --rules-dir (JSON, YAML, .svc), in the four modes of docs/signing.md.

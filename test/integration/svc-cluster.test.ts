@@ -1,5 +1,5 @@
 /**
- * svc-cluster (src/bin/svc-cluster.ts, issue 9): two workers share one HTTP port, a ruleset
+ * svc-cluster (src/bin/svc-cluster.ts): two workers share one HTTP port, a ruleset
  * written through one worker is executed by both (shared rules dir, --watch-rules), SIGTERM
  * stops both gracefully (two server_stopped lines, exit 0), and configurations that several
  * workers cannot serve exit 2 with the reason.

@@ -1,5 +1,5 @@
 /**
- * Broker outage (issue 7): the broker stops in the middle of 100 writes and comes back; the
+ * Broker outage: the broker stops in the middle of 100 writes and comes back; the
  * writer keeps serving writes meanwhile, buffers the events in order and publishes them on
  * reconnect, and every reader (memory-only and persistent) converges to the writer's exact state.
  */

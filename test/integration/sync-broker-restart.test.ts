@@ -1,5 +1,5 @@
 /**
- * Reader restarts and bootstrap (issue 7). A memory-only reader restarted with the same
+ * Reader restarts and bootstrap. A memory-only reader restarted with the same
  * instance id while writes continue catches up, loses nothing, applies nothing twice, and
  * still serves the rules it held before that nobody touched while it was down. A reader
  * started fresh serves every live rule, including rules whose last change is older than

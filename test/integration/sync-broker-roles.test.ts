@@ -1,5 +1,5 @@
 /**
- * Broker sync with real processes (issue 7): one writer and two readers on this test's own
+ * Broker sync with real processes: one writer and two readers on this test's own
  * nats-server. Every kind of mutation reaches both readers; readers refuse writes with 409.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Shared rules dir with the file watcher only (issue 7): a writer and readers on one
+ * Shared rules dir with the file watcher only: a writer and readers on one
  * directory, no broker. Rules written by the writer, files edited by hand and bursts of file
  * changes reach the readers; broken files are skipped while the old version keeps serving; a
  * writer does not reload its own writes; polling works where native events do not.

@@ -1,5 +1,5 @@
 /**
- * Multi-tenancy with sync (issue 8), real processes: tenants created, changed and deleted on a
+ * Multi-tenancy with sync, real processes: tenants created, changed and deleted on a
  * writer reach readers through the broker (`TenantConfigChanged` on `{prefix}.tenants`, rules
  * on `{prefix}.{tenant}.{name}`), also a reader that starts later (bootstrap); and through the
  * file watcher on a shared rules dir (`tenants.json` and `tenants/<id>/`).

@@ -1,5 +1,5 @@
 /**
- * Multi-tenancy (issue 8) against the real built server process, over HTTP and gRPC: tenant
+ * Multi-tenancy against the real built server process, over HTTP and gRPC: tenant
  * isolation, unknown and disabled tenants, per-tenant limits (rate limit, max_rulesets,
  * execution timeout), persistence and restart, and the off mode that ignores tenant headers.
  * Every process is stopped by pid, also when a test fails.

@@ -1,5 +1,5 @@
 /**
- * Trace export (issue 10) from the real built server to a real OTLP/HTTP receiver in this
+ * Trace export from the real built server to a real OTLP/HTTP receiver in this
  * process (test/helpers/otlp: node:http + protobufjs decoding of the protobuf bodies): span
  * names, attributes (ruleset, result code, step count), parent ids (caller `traceparent` →
  * request span → execution span) over HTTP and gRPC, the audit line's `trace_id`, the flush at

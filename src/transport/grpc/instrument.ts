@@ -1,5 +1,5 @@
 /**
- * Request spans and debug request lines of the gRPC adapter (issue 10). Built only when tracing
+ * Request spans and debug request lines of the gRPC adapter. Built only when tracing
  * or `--log-level debug` is on; otherwise the handlers are served unwrapped.
  *
  * Spans: one SERVER span per call named `rules.RuleService/<Method>`, joined to the caller's

@@ -51,11 +51,11 @@ export async function startGrpcServer(
   if (config.udsPath !== null) await prepareSocketPath(config.udsPath);
 
   const server = new Server({
-    // NOTE: the message size limit follows --max-request-body-bytes (issue 5); bigger requests
+    // NOTE: the message size limit follows --max-request-body-bytes; bigger requests
     // are answered RESOURCE_EXHAUSTED by grpc-js itself.
     'grpc.max_receive_message_length': config.maxRequestBodyBytes,
   });
-  // Spans and debug request lines (issue 10) wrap the handlers only when one of them is on.
+  // Spans and debug request lines wrap the handlers only when one of them is on.
   const instrument = observe.tracing || observe.requestLog ? new GrpcInstrumentation(observe) : null;
   const handlers = buildGrpcHandlers(service, {
     multiTenancy: config.multiTenancyEnabled,

@@ -1,5 +1,5 @@
 /**
- * `ExecuteOptions.stats` (issue 10, the step count of execution spans): filled with the number
+ * `ExecuteOptions.stats` (the step count of execution spans): filled with the number
  * of visited steps, equal to the trace's step count, in both walks, and also when the
  * execution fails (the failing step counts).
  */

@@ -1,5 +1,5 @@
 /**
- * Batch clock reuse (src/service/batch-clock.ts, issue 9): a batch reads the clock once per
+ * Batch clock reuse (src/service/batch-clock.ts): a batch reads the clock once per
  * item (plus its start and end) instead of twice, each item's duration_us is the time from the
  * previous reading to its own end, and nothing carries over to a later single execution.
  */

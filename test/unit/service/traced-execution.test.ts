@@ -1,5 +1,5 @@
 /**
- * The façade's observability hooks of issue 10, with recording fakes for the ports: execution
+ * The façade's observability hooks (metrics, audit, spans), with recording fakes for the ports: execution
  * spans through `ServiceTracer` (parent, ruleset, result code, step count, failures), the audit
  * line's `trace_id`/`span_id`, metrics unchanged on the traced path, compilation observed on the
  * sync path, and `debugRuleset`.
