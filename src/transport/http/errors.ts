@@ -1,8 +1,14 @@
 /**
  * Maps whatever reached the HTTP error handler (a ServiceError from the façade, a Fastify
- * error, anything else) to a catalog error, so every error body is `{error, code, ...}`.
+ * error, anything else) to a catalog error, so every error body is `{error, code, ...}`, and
+ * the rules every error answer follows on both request paths (`errorAnswer`).
  */
+import type { IncomingMessage } from 'node:http';
 import { type ErrorCode, ServiceError, toServiceError } from '../../service/errors.js';
+import { lingerOnClose } from './linger.js';
+
+/** Logs a failure that is not a catalog error (a bug) and became the 5xx `e`. */
+export type ReportUnexpected = (err: unknown, e: ServiceError, url: string) => void;
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -36,4 +42,16 @@ export function toHttpError(err: unknown): ServiceError {
     return new ServiceError(code, typeof e.message === 'string' ? e.message : 'bad request');
   }
   return toServiceError(err);
+}
+
+/**
+ * The catalog error answering `err` on request `req`, after the rules of every error answer:
+ * a non-catalog error that became a 5xx is reported, and an early answer (`closesEarly`) ends
+ * with a lingering close. The caller sends `Connection: close` when `closesEarly` is true.
+ */
+export function errorAnswer(err: unknown, req: IncomingMessage, report: ReportUnexpected): ServiceError {
+  const e = toHttpError(err);
+  if (e.httpStatus >= 500 && !(err instanceof ServiceError)) report(err, e, req.url ?? '');
+  if (closesEarly(e)) lingerOnClose(req.socket);
+  return e;
 }

@@ -1,6 +1,6 @@
 /**
- * Response serializers of the hot HTTP routes (issue 9; used by ./hot-routes.ts for both the
- * fastify routes and the fast path): the fixed envelope of an execution
+ * Response serializers of the hot HTTP routes (used by ./execution-answers.ts for both the
+ * fastify routes and the hot dispatcher): the fixed envelope of an execution
  * result and of an `/eval` answer is written from a template; the arbitrary JSON inside
  * (`output`, `result`) goes through JSON.stringify. The text is byte-for-byte what
  * JSON.stringify gives for the same object: any other shape (a trace, an extra key, another

@@ -1,5 +1,5 @@
 /**
- * The tenant management routes of the HTTP adapter (multi-tenancy mode only; without it they
+ * The tenant management routes of the route table (multi-tenancy mode only; without it they
  * do not exist and answer 404). Decode, call one `TenantManager` method, encode:
  *
  * | route | answer |
@@ -12,36 +12,39 @@
  *
  * Writes are 409 READ_ONLY on a reader. The `X-Tenant-ID` header plays no part here.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ServiceError } from '../../service/errors.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
-import type { CallContext } from '../../service/types.js';
+import type { Route, RouteDeps, SchemaNode } from './route.js';
 
-/** The tenant routes as [method, path] pairs, for the adapter's 405 answers. */
-export const TENANT_ROUTES: ReadonlyArray<readonly [string, RegExp]> = [
-  ['GET', /^\/api\/v1\/tenants$/],
-  ['POST', /^\/api\/v1\/tenants$/],
-  ['GET', /^\/api\/v1\/tenants\/[^/]+$/],
-  ['PUT', /^\/api\/v1\/tenants\/[^/]+$/],
-  ['DELETE', /^\/api\/v1\/tenants\/[^/]+$/],
+const TENANT_RECORD: SchemaNode = {
+  type: 'object',
+  description: 'a tenant record (SPEC.md "Multi-tenancy")',
+  properties: { id: { type: 'string' }, enabled: { type: 'boolean' }, qps_limit: { type: 'number' }, burst: { type: 'integer' } },
+};
+
+const hasTenants = (d: RouteDeps): boolean => d.tenants !== undefined;
+
+/** The tenant routes, in `Allow` order; they exist only with a tenant manager. */
+export const TENANT_ROUTES: readonly Route[] = [
+  { id: 'listTenants', method: 'GET', path: '/api/v1/tenants', permission: 'admin', requestSchema: 'none', when: hasTenants, reply: 'json', handle: (d) => tenantsOf(d).list() },
+  {
+    id: 'createTenant',
+    method: 'POST',
+    path: '/api/v1/tenants',
+    permission: 'admin',
+    requestSchema: { ...TENANT_RECORD, required: ['id'] },
+    when: hasTenants,
+    reply: 'json',
+    status: 201,
+    handle: (d, ctx, _id, body) => tenantsOf(d).create(ctx, body),
+  },
+  { id: 'getTenant', method: 'GET', path: '/api/v1/tenants/:id', permission: 'admin', requestSchema: 'none', when: hasTenants, reply: 'json', handle: (d, _ctx, id) => tenantsOf(d).get(id) },
+  { id: 'updateTenant', method: 'PUT', path: '/api/v1/tenants/:id', permission: 'admin', requestSchema: TENANT_RECORD, when: hasTenants, reply: 'json', handle: (d, ctx, id, body) => tenantsOf(d).update(ctx, id, body) },
+  { id: 'deleteTenant', method: 'DELETE', path: '/api/v1/tenants/:id', permission: 'admin', requestSchema: 'none', when: hasTenants, reply: 'empty', handle: (d, ctx, id) => tenantsOf(d).delete(ctx, id) },
 ];
 
-type IdParams = { Params: { id: string } };
-
-/** Registers the routes of the table above on `app`. */
-export function registerTenantRoutes(app: FastifyInstance, tenants: TenantManagerApi, ctxOf: (req: FastifyRequest) => CallContext): void {
-  app.get('/api/v1/tenants', (_req, reply) => {
-    void reply.send(tenants.list());
-  });
-  app.post('/api/v1/tenants', async (req, reply) => {
-    const record = await tenants.create(ctxOf(req), req.body);
-    return reply.code(201).send(record);
-  });
-  app.get<IdParams>('/api/v1/tenants/:id', (req, reply) => {
-    void reply.send(tenants.get(req.params.id));
-  });
-  app.put<IdParams>('/api/v1/tenants/:id', async (req) => tenants.update(ctxOf(req), req.params.id, req.body));
-  app.delete<IdParams>('/api/v1/tenants/:id', async (req, reply) => {
-    await tenants.delete(ctxOf(req), req.params.id);
-    return reply.code(204).send();
-  });
+/** The tenant manager of a tenant route (which exists only with one). */
+function tenantsOf(d: RouteDeps): TenantManagerApi {
+  if (d.tenants === undefined) throw new ServiceError('NOT_FOUND', 'multi-tenancy is disabled');
+  return d.tenants;
 }

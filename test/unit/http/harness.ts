@@ -1,15 +1,23 @@
 /**
  * In-process harness for the HTTP route tests: a real `RuleService` over a real store
  * (MemoryStore, or FileStore in a temp dir), real `Metrics`, an `AuditLog` whose stdout is an
- * in-memory sink (so audit lines can be asserted), and the fastify app of `buildHttpApp`,
- * driven with `app.inject()`.
+ * in-memory sink (so audit lines can be asserted), and the fastify app of `buildHttpApp`.
+ *
+ * Requests are injected (light-my-request, the engine of fastify's `app.inject()`, loaded from
+ * fastify's own dependencies) into the request listener of the app's server: the very function
+ * a listening server calls, so the hot dispatcher answers the plain execute/eval requests here
+ * as in production, and everything else reaches fastify. No socket: the client address of
+ * each request can be chosen (audit lines, rate limits).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { RequestListener } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
+import type { DispatchFunc, InjectOptions, Response as InjectResponse } from 'light-my-request';
 import { AuditLog, Metrics, silentLogger } from '../../../src/observe/index.js';
 import { NO_METRICS } from '../../../src/service/ports.js';
 import type { Role } from '../../../src/service/role-guard.js';
@@ -49,6 +57,8 @@ export interface Harness {
   readonly rulesDir: string | null;
   /** Parsed audit lines written so far. */
   auditLines(): Record<string, unknown>[];
+  /** Requests that reached fastify's `onRequest` hooks so far (not the hot dispatcher's). */
+  fastifyRequests(): number;
   /** Sends a request; `body` objects are sent as JSON. */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>, remoteAddress?: string): Promise<Reply>;
   close(): Promise<void>;
@@ -62,6 +72,10 @@ export interface Reply {
   body: any;
   text: string;
 }
+
+/** fastify's injection engine, resolved where fastify resolves it. */
+const require = createRequire(import.meta.url);
+const inject = createRequire(require.resolve('fastify'))('light-my-request') as (dispatch: DispatchFunc, options: InjectOptions) => Promise<InjectResponse>;
 
 /** The address every harness request comes from unless told otherwise (RFC 5737 test range). */
 export const CLIENT_IP = '198.51.100.23';
@@ -110,7 +124,14 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     multiTenancy: false,
     ...(metrics ? { metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }) } : {}),
   });
+  let fastifyRequests = 0;
+  app.addHook('onRequest', (_req, _reply, done) => {
+    fastifyRequests++;
+    done();
+  });
   await app.ready();
+  // The listener production traffic reaches: the hot dispatcher in front of fastify's handler.
+  const listener = app.server.listeners('request')[0] as RequestListener;
 
   return {
     app,
@@ -120,9 +141,10 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     metrics,
     rulesDir,
     auditLines: () => parseJsonLines(sink),
+    fastifyRequests: () => fastifyRequests,
     async request(method, url, body, headers = {}, remoteAddress = CLIENT_IP) {
       const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-      const res = await app.inject({
+      const res = await inject(listener as DispatchFunc, {
         method: method as 'GET',
         url,
         remoteAddress,

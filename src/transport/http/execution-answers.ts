@@ -1,8 +1,8 @@
 /**
  * The request handling of the execution routes, `POST /api/v1/execute/:name`,
  * `POST /api/v1/execute/:name/batch` and `POST /api/v1/eval`: body checks, the façade call, and
- * the 200 answer's JSON text. Execute and eval are shared by the fastify routes (app.ts) and the
- * fast path (fast-path.ts), so that both answer alike; batch is a fastify route only.
+ * the 200 answer's JSON text. The route table (./routes.ts) calls these for both request paths
+ * (the hot dispatcher and fastify), so that both answer alike.
  */
 import { ServiceError } from '../../service/errors.js';
 import { isPlainObject } from '../../service/json-object.js';

@@ -1,15 +1,15 @@
 /**
- * The fast path of the hot HTTP routes (src/transport/http/fast-path.ts) over real sockets:
+ * The hot dispatcher of the hot HTTP routes (src/transport/http/hot-dispatch.ts) over real sockets:
  *
- * - parity: two apps over the SAME RuleService, one with the fast path (default) and one with
- *   `fastPath: false`, answer a matrix of requests identically (status, every header but
+ * - parity: two apps over the SAME RuleService, one with the hot dispatcher (default) and one with
+ *   `hotDispatch: false`, answer a matrix of requests identically (status, every header but
  *   `date`, the body text with `duration_us` blanked) and write the same audit lines;
- * - the fast path is really taken: plain execute/eval requests never reach fastify's
- *   `onRequest` hooks on the fast-path app, while every fallback request does;
+ * - the hot dispatcher is really taken: plain execute/eval requests never reach fastify's
+ *   `onRequest` hooks on the hot-dispatch app, while every fallback request does;
  * - it is not installed with debug mode (CORS) or the request log;
  * - body read timeout (408 with the catalog body and `Connection: close`) on both paths;
  * - draining: a request on a kept-alive connection after `app.close()` started is 503
- *   NOT_READY, and a request the fast path took before the drain is answered with
+ *   NOT_READY, and a request the hot dispatcher took before the drain is answered with
  *   `Connection: close`.
  *
  * Every app listens on 127.0.0.1 port 0; requests go through node:http (`rawRequest`, paths
@@ -178,7 +178,7 @@ interface Case {
   readonly status: number;
   /** The expected catalog code of an error answer. */
   readonly code?: string;
-  /** True when the fast-path app answers it without fastify (no `onRequest` hook runs). */
+  /** True when the hot-dispatch app answers it without fastify (no `onRequest` hook runs). */
   readonly fast: boolean;
   /** The JSON body reader rejects the body after reading it whole (400): the connection closes. */
   readonly bodyError?: boolean;
@@ -304,7 +304,7 @@ function send(url: string, c: Case, extraHeaders: Record<string, string>): Promi
 }
 
 /**
- * Sends `c` to the fast-path app, then to the fastify-only app, and asserts identical answers,
+ * Sends `c` to the hot-dispatch app, then to the fastify-only app, and asserts identical answers,
  * identical audit lines, the expected status, and which app ran fastify's hooks.
  */
 async function assertSameAnswer(
@@ -327,18 +327,18 @@ async function assertSameAnswer(
   if (c.code !== undefined) assert.ok(isCatalogError(a, c.status, c.code), `${where}: catalog error ${c.code}; got ${a.text.slice(0, 300)}`);
   if (a.status >= 400 || c.method === 'POST') assert.match(String(a.headers['content-type']), /^application\/json; charset=utf-8$/, where);
   assert.deepEqual(auditShape(audit.slice(auditBefore, auditMid)), auditShape(audit.slice(auditMid)), `${where}: same audit lines`);
-  assert.equal(fast.hits() - hitsBefore[0], c.fast ? 0 : 1, `${where}: ${c.fast ? 'answered by the fast path' : 'handed to fastify'} on the fast-path app`);
-  assert.equal(slow.hits() - hitsBefore[1], 1, `${where}: fastify on the fastPath: false app`);
+  assert.equal(fast.hits() - hitsBefore[0], c.fast ? 0 : 1, `${where}: ${c.fast ? 'answered by the hot dispatcher' : 'handed to fastify'} on the hot-dispatch app`);
+  assert.equal(slow.hits() - hitsBefore[1], 1, `${where}: fastify on the hotDispatch: false app`);
   return a;
 }
 
 // ------------------------------------------------------------------ tests
 
-test('parity: the fast path and fastify answer the request matrix identically', async (t) => {
+test('parity: the hot dispatcher and fastify answer the request matrix identically', async (t) => {
   const backend = await makeBackend();
   t.after(() => backend.close());
   const fast = await serve(t, backend);
-  const slow = await serve(t, backend, { fastPath: false });
+  const slow = await serve(t, backend, { hotDispatch: false });
   await createRuleset(slow.url, ageRules('age'));
   await createRuleset(slow.url, strictRules('strict'));
 
@@ -358,7 +358,7 @@ test('parity: the fast path and fastify answer the request matrix identically', 
   }
 });
 
-test('parity: the answers of the fast path are the ones of the routes (spot checks)', async (t) => {
+test('parity: the answers of the hot dispatcher are the ones of the routes (spot checks)', async (t) => {
   const backend = await makeBackend();
   t.after(() => backend.close());
   const fast = await serve(t, backend);
@@ -388,7 +388,7 @@ test('parity: audit lines of a successful execute are the same on both paths', a
   const backend = await makeBackend();
   t.after(() => backend.close());
   const fast = await serve(t, backend);
-  const slow = await serve(t, backend, { fastPath: false });
+  const slow = await serve(t, backend, { hotDispatch: false });
   await createRuleset(slow.url, ageRules('age'));
 
   const lines: Record<string, unknown>[] = [];
@@ -416,7 +416,7 @@ test('parity: multi-tenancy, X-Tenant-Id selects the tenant on both paths', asyn
   const backend = await makeBackend({ multiTenancy: true });
   t.after(() => backend.close());
   const fast = await serve(t, backend);
-  const slow = await serve(t, backend, { fastPath: false });
+  const slow = await serve(t, backend, { hotDispatch: false });
   for (const tenant of [{ id: 'alpha' }, { id: 'beta' }, { id: 'sleepy', enabled: false }, { id: 'tight', qps_limit: 0.001, burst: 2 }]) {
     const res = await rawRequest(slow.url, 'POST', `${API}/tenants`, json(tenant));
     assert.equal(res.status, 201, `create tenant: ${res.text}`);
@@ -464,11 +464,11 @@ test('parity: multi-tenancy, X-Tenant-Id selects the tenant on both paths', asyn
   assert.ok(tenantLines.some((l) => l['tenant_id'] === 'alpha'), 'audit lines name the tenant');
 });
 
-test('the fast path is taken: plain execute/eval requests never reach fastify hooks on the fast-path app', async (t) => {
+test('the hot dispatcher is taken: plain execute/eval requests never reach fastify hooks on the hot-dispatch app', async (t) => {
   const backend = await makeBackend();
   t.after(() => backend.close());
   const fast = await serve(t, backend);
-  const slow = await serve(t, backend, { fastPath: false });
+  const slow = await serve(t, backend, { hotDispatch: false });
   await createRuleset(fast.url, ageRules('age'));
   assert.equal(fast.hits(), 1, 'the ruleset POST went through fastify');
 
@@ -484,8 +484,8 @@ test('the fast path is taken: plain execute/eval requests never reach fastify ho
     const a = await rawRequest(fast.url, 'POST', path, body, headers);
     const b = await rawRequest(slow.url, 'POST', path, body, headers);
     assert.equal(a.status, b.status);
-    assert.equal(fast.hits(), before[0], `${path} ${body}: not seen by fastify on the fast-path app`);
-    assert.equal(slow.hits(), before[1] + 1, `${path} ${body}: seen by fastify with fastPath: false`);
+    assert.equal(fast.hits(), before[0], `${path} ${body}: not seen by fastify on the hot-dispatch app`);
+    assert.equal(slow.hits(), before[1] + 1, `${path} ${body}: seen by fastify with hotDispatch: false`);
   }
 
   const fallback: Array<[string, string, string | undefined, Record<string, string>]> = [
@@ -504,7 +504,7 @@ test('the fast path is taken: plain execute/eval requests never reach fastify ho
   }
 });
 
-test('the fast path is not installed with debug mode (CORS on every answer)', async (t) => {
+test('the hot dispatcher is not installed with debug mode (CORS on every answer)', async (t) => {
   const backend = await makeBackend();
   t.after(() => backend.close());
   const debug = await serve(t, backend, { debugMode: true, debugRuleset: (ctx, name) => backend.service.debugRuleset(ctx, name) });
@@ -525,7 +525,7 @@ test('the fast path is not installed with debug mode (CORS on every answer)', as
   assert.equal(ok.body.code, 'ADULT');
 });
 
-test('the fast path is not installed with the request log (every request is logged)', async (t) => {
+test('the hot dispatcher is not installed with the request log (every request is logged)', async (t) => {
   const backend = await makeBackend();
   t.after(() => backend.close());
   const logged: Array<Record<string, unknown>> = [];
@@ -642,7 +642,7 @@ test('body read timeout: a stalled body gets 408 REQUEST_TIMEOUT with the catalo
   const backend = await makeBackend();
   t.after(() => backend.close());
   const fast = await serve(t, backend, { requestTimeoutMs: 300 });
-  const slow = await serve(t, backend, { requestTimeoutMs: 300, fastPath: false });
+  const slow = await serve(t, backend, { requestTimeoutMs: 300, hotDispatch: false });
   await createRuleset(slow.url, ageRules('age'));
 
   for (const path of [execute('age'), EVAL]) {
@@ -669,11 +669,11 @@ test('body read timeout: a stalled body gets 408 REQUEST_TIMEOUT with the catalo
   }
 });
 
-test('errors before a request exists (server options of the fast-path server): the same catalog answers on both paths', { timeout: 60_000 }, async (t) => {
+test('errors before a request exists (server options of the hot-dispatch server): the same catalog answers on both paths', { timeout: 60_000 }, async (t) => {
   const backend = await makeBackend();
   t.after(() => backend.close());
   const fast = await serve(t, backend, { requestTimeoutMs: 300 });
-  const slow = await serve(t, backend, { requestTimeoutMs: 300, fastPath: false });
+  const slow = await serve(t, backend, { requestTimeoutMs: 300, hotDispatch: false });
   const payloads: Array<[string, string, number, string]> = [
     ['malformed HTTP', 'GARBAGE / HTTP/1.1\r\n\r\n', 400, 'BAD_REQUEST'],
     // headers that never end: node's header timeout (`http` options passed to the server)
@@ -697,7 +697,7 @@ test('draining: a kept-alive connection gets 503 NOT_READY after close() started
   await createRuleset(fast.url, ageRules('age'));
   const body = ADULT;
 
-  // A kept-alive connection: one request answered by the fast path, the connection stays open.
+  // A kept-alive connection: one request answered by the hot dispatcher, the connection stays open.
   const idle = await Conn.open(t, fast.url);
   let hits = fast.hits();
   idle.write(`${head('POST', execute('age'), Buffer.byteLength(body))}${body}`);
@@ -705,10 +705,10 @@ test('draining: a kept-alive connection gets 503 NOT_READY after close() started
   assert.equal(first.status, 200);
   assert.equal(first.body.code, 'ADULT');
   assert.equal(first.headers['connection'], 'keep-alive');
-  assert.equal(fast.hits(), hits, 'the fast path answered the first request');
+  assert.equal(fast.hits(), hits, 'the hot dispatcher answered the first request');
 
   // A request in flight: `Expect: 100-continue` makes node answer "100 Continue" just before it
-  // hands the request to the handler, so the 100 proves the fast path holds the request.
+  // hands the request to the handler, so the 100 proves the hot dispatcher holds the request.
   const busy = await Conn.open(t, fast.url);
   hits = fast.hits();
   busy.write(head('POST', execute('age'), Buffer.byteLength(body), 'Expect: 100-continue\r\n'));
@@ -738,6 +738,6 @@ test('draining: a kept-alive connection gets 503 NOT_READY after close() started
   assert.equal(inflight.status, 200, inflight.text);
   assert.equal(inflight.body.code, 'ADULT');
   assert.equal(inflight.headers['connection'], 'close', 'an answer sent while draining closes the connection');
-  assert.equal(fast.hits(), hits, 'the in-flight request was answered by the fast path; the late one by the app\'s own closing hook (before the counter)');
+  assert.equal(fast.hits(), hits, 'the in-flight request was answered by the hot dispatcher; the late one by the app\'s own closing hook (before the counter)');
   await busy.closed;
 });

@@ -1,0 +1,35 @@
+/**
+ * fastify's error and not-found handlers: every error answer is the catalog body, under the
+ * same rules as the hot dispatcher's (`errorAnswer` of ./errors.ts); a request no route took
+ * is 405 with `Allow` when another method has a route on its path (from the route table),
+ * else 404.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ServiceError } from '../../service/errors.js';
+import { closesEarly, errorAnswer, type ReportUnexpected } from './errors.js';
+import type { AllowedMethods } from './route-match.js';
+
+/** Sets the error handler of `app`. */
+export function registerErrorHandler(app: FastifyInstance, reportUnexpected: ReportUnexpected): void {
+  app.setErrorHandler((err, req, reply) => {
+    const e = errorAnswer(err, req.raw, reportUnexpected);
+    if (closesEarly(e)) reply.header('connection', 'close');
+    void reply.code(e.httpStatus).send(e.toBody());
+  });
+}
+
+/** Sets the not-found handler of `app`: 405 or 404, from `allowedMethods`. */
+export function registerNotFound(app: FastifyInstance, allowedMethods: AllowedMethods): void {
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    const allowed = allowedMethods(path);
+    if (allowed.length > 0) {
+      void reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(new ServiceError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed on ${path}; use ${allowed.join(', ')}`).toBody());
+      return;
+    }
+    void reply.code(404).send(new ServiceError('NOT_FOUND', `no route for ${req.method} ${path}`).toBody());
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * Registers the route table (./routes.ts) on fastify: one fastify route per active entry, its
+ * handler called with the same arguments as the hot dispatcher calls it, its answer written
+ * by the entry's `reply` kind. Requests the hot dispatcher leaves (and every request when it is
+ * off) are answered here.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { ServiceError } from '../../service/errors.js';
+import type { CallContext } from '../../service/types.js';
+import { type Route, type RouteDeps, paramName } from './route.js';
+import { JSON_TYPE } from './serialize.js';
+
+/** The call context of a fastify request (with the trace context when tracing is on). */
+export type FastifyCallContext = (req: FastifyRequest) => CallContext;
+
+/** Registers every route of `routes` (already filtered by `when`) on `app`. */
+export function registerRoutes(app: FastifyInstance, routes: readonly Route[], deps: RouteDeps, ctxOf: FastifyCallContext): void {
+  for (const route of routes) app.route({ method: route.method, url: route.path, handler: fastifyHandler(route, deps, ctxOf) });
+}
+
+/** The fastify handler of one route, chosen once by its `reply` kind. */
+function fastifyHandler(route: Route, deps: RouteDeps, ctxOf: FastifyCallContext): RouteHandlerMethod {
+  const name = paramName(route.path);
+  const paramOf = name === null ? () => '' : (req: FastifyRequest) => (req.params as Record<string, string>)[name] ?? '';
+  switch (route.reply) {
+    case 'text': {
+      const handle = route.handle;
+      return (req, reply) => {
+        void reply.type(JSON_TYPE).send(handle(deps, ctxOf(req), paramOf(req), req.body, req.raw));
+      };
+    }
+    case 'json': {
+      const { handle, status } = route;
+      return (req, reply) => {
+        const value = handle(deps, ctxOf(req), paramOf(req), req.body, req.raw);
+        // NOTE: fastify sends what a returned promise resolves to (async façade methods).
+        if (value instanceof Promise) {
+          if (status !== undefined) void reply.code(status);
+          return value.then((v: unknown) => {
+            sendJson(reply, v);
+          });
+        }
+        if (status !== undefined) void reply.code(status);
+        sendJson(reply, value);
+        return undefined;
+      };
+    }
+    case 'empty': {
+      const handle = route.handle;
+      return (req, reply) =>
+        handle(deps, ctxOf(req), paramOf(req), req.body, req.raw).then(() => {
+          void reply.code(204).send();
+        });
+    }
+    case 'raw': {
+      const handle = route.handle;
+      return (req, reply) =>
+        handle(deps, ctxOf(req), paramOf(req), req.body, req.raw).then(({ contentType, body }) => {
+          void reply.header('content-type', contentType).send(body);
+        });
+    }
+    default:
+      return assertNever(route);
+  }
+}
+
+/** Sends a JSON answer; a returned ServiceError is answered with its status and catalog body. */
+function sendJson(reply: FastifyReply, value: unknown): void {
+  if (value instanceof ServiceError) void reply.code(value.httpStatus).send(value.toBody());
+  else void reply.send(value);
+}
+
+function assertNever(route: never): never {
+  throw new Error(`unknown reply kind of route ${(route as Route).id}`);
+}

@@ -1,0 +1,151 @@
+/**
+ * The hot dispatcher: the route-table entries marked `hot` (`POST /api/v1/execute/:name` and
+ * `POST /api/v1/eval`) answered straight from node's HTTP server, without fastify's
+ * per-request machinery (Request/Reply objects, hook runners, router, content-type parser
+ * lookup).
+ *
+ * NOTE (speed, bench/NOTES.md "Hot dispatcher vs fastify alone"): serving the hot routes by
+ * fastify alone costs about 5 us more server CPU per execute request (48.8 vs 43.7 us, +12%)
+ * and 7 us more per eval request (+9%), far outside the 3% that would let fastify serve them;
+ * on a quiet machine fastify's per-request machinery measured about 10 us (bench/NOTES.md).
+ *
+ * It takes a request only when it is certainly a hot route in its plain form: the route's
+ * method, its exact path (no query string, no percent-encoding, a parameter of plain
+ * characters), `Content-Type: application/json` (optionally `; charset=utf-8`), and the server
+ * not draining. Anything else goes to fastify untouched, before a byte of the body is read,
+ * and gets the same answer it always did. A request taken here is decoded and answered by the
+ * same code as the fastify routes (the body reader of ./json-body.ts, the route's handler, the
+ * error rules of ./errors.ts, the drain state of ./drain.ts), so both paths answer byte for
+ * byte alike (test/integration/http-hot-dispatch.test.ts compares them).
+ *
+ * It is not installed when a request hook must see every request: trace export
+ * (`--otlp-endpoint`), per-request debug lines (`--log-level debug`) and debug mode (CORS).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callContextOf } from './call-context.js';
+import type { Drain } from './drain.js';
+import { closesEarly, errorAnswer, type ReportUnexpected } from './errors.js';
+import { readJsonBody } from './json-body.js';
+import { type Route, type RouteDeps, type TextRoute, paramName } from './route.js';
+import { JSON_TYPE } from './serialize.js';
+
+/** What the hot dispatcher needs from the HTTP adapter. */
+export interface HotDispatchOptions {
+  readonly deps: RouteDeps;
+  readonly bodyLimit: number;
+  readonly requestTimeoutMs: number;
+  readonly multiTenancy: boolean;
+  readonly drain: Drain;
+  readonly reportUnexpected: ReportUnexpected;
+}
+
+/** Takes `req` and answers it (true), or leaves it untouched for fastify (false). */
+export type HotDispatch = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** A hot route compiled to a matcher: the exact path, or a prefix followed by one parameter. */
+interface HotMatcher {
+  readonly method: string;
+  /** The whole path of a route without a parameter, else null. */
+  readonly exact: string | null;
+  /** The path up to its parameter (the parameter is the last segment). */
+  readonly prefix: string;
+  readonly route: TextRoute;
+}
+
+/** Longest path parameter taken (SPEC.md: ruleset names are 1-128 characters). */
+const MAX_PARAM = 128;
+
+/** Compiles the hot routes of `routes` into matchers (once per adapter). */
+export function compileHotRoutes(routes: readonly Route[]): HotMatcher[] {
+  const matchers: HotMatcher[] = [];
+  for (const route of routes) {
+    if (route.reply !== 'text' || route.hot !== true) continue;
+    const param = paramName(route.path);
+    if (route.requestSchema === 'none') throw new Error(`hot route ${route.id}: the hot dispatcher reads a JSON body`);
+    if (param === null) matchers.push({ method: route.method, exact: route.path, prefix: route.path, route });
+    else if (route.path.endsWith(`/:${param}`)) matchers.push({ method: route.method, exact: null, prefix: route.path.slice(0, -param.length - 1), route });
+    else throw new Error(`hot route ${route.id}: the parameter must be the last path segment`);
+  }
+  return matchers;
+}
+
+/** Builds the hot dispatcher of one HTTP adapter over the hot routes of `routes`. */
+export function createHotDispatch(routes: readonly Route[], o: HotDispatchOptions): HotDispatch {
+  const { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain } = o;
+  const matchers = compileHotRoutes(routes);
+  const count = matchers.length;
+
+  const send = (res: ServerResponse, status: number, text: string, close: boolean): void => {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) };
+    if (close || drain.closing) headers['connection'] = 'close';
+    res.writeHead(status, headers);
+    res.end(text);
+  };
+
+  /** `bodyError`: the body could not be read or parsed; fastify closes the connection then too. */
+  const sendError = (req: IncomingMessage, res: ServerResponse, err: unknown, bodyError: boolean): void => {
+    const e = errorAnswer(err, req, o.reportUnexpected);
+    send(res, e.httpStatus, JSON.stringify(e.toBody()), closesEarly(e) || bodyError);
+  };
+
+  return (req, res) => {
+    const method = req.method;
+    const url = req.url ?? '';
+    let route: TextRoute | null = null;
+    let param = '';
+    // NOTE (speed): a loop over the (two) compiled matchers, string compares and a char scan;
+    // no regular expression, no allocation but the parameter's slice.
+    for (let i = 0; i < count; i++) {
+      const m = matchers[i] as HotMatcher;
+      if (m.method !== method) continue;
+      if (m.exact !== null) {
+        if (url !== m.exact) continue;
+      } else {
+        if (!url.startsWith(m.prefix) || !isPlainParam(url, m.prefix.length)) continue;
+        param = url.slice(m.prefix.length);
+      }
+      route = m.route;
+      break;
+    }
+    if (route === null || !isJsonType(req.headers['content-type']) || drain.closing) return false;
+    const handle = route.handle;
+
+    readJsonBody(req, bodyLimit, requestTimeoutMs, (err, body) => {
+      if (err) {
+        sendError(req, res, err, true);
+        return;
+      }
+      let text: string;
+      try {
+        text = handle(deps, callContextOf(req, multiTenancy), param, body, req);
+      } catch (e) {
+        sendError(req, res, e, false);
+        return;
+      }
+      send(res, 200, text, false);
+    });
+    return true;
+  };
+}
+
+/**
+ * True when `url` from `start` to its end is a plain path parameter: 1-128 of A-Z a-z 0-9 _ - .,
+ * not starting with '.' (SPEC.md ruleset names). Other values (encoded, with a query, too long,
+ * `..`) go to fastify, whose router and the service answer them.
+ */
+function isPlainParam(url: string, start: number): boolean {
+  const n = url.length - start;
+  if (n < 1 || n > MAX_PARAM || url.charCodeAt(start) === 46) return false;
+  for (let i = start; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    // 0-9, A-Z, a-z, '_', '-', '.'
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46)) return false;
+  }
+  return true;
+}
+
+/** The Content-Type forms taken here; any other goes to fastify (415 or its parser). */
+function isJsonType(type: string | undefined): boolean {
+  return type === 'application/json' || type === JSON_TYPE || type === 'application/json;charset=utf-8' || type === 'application/json; charset=UTF-8';
+}

@@ -1,0 +1,117 @@
+/**
+ * The shape of one HTTP route of the route table (./routes.ts): method, path, permission, a
+ * description of the request body, the handler and how its answer is written. Both request
+ * paths are built from these entries: fastify registers every active entry
+ * (./fastify-routes.ts) and the hot dispatcher serves the entries marked `hot`
+ * (./hot-dispatch.ts), so a route's decoding and answer exist once.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { TenantManagerApi } from '../../service/tenant-manager.js';
+import type { CallContext, RuleServiceApi } from '../../service/types.js';
+
+/** HTTP methods of the routes. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Who may call a route (the product contract's permission names). Only declared here: the
+ * check itself belongs to authentication, which does not exist yet.
+ */
+export type Permission = 'public' | 'read' | 'write' | 'execute' | 'admin';
+
+/** A JSON-Schema-like description of a JSON value (for docs and OpenAPI; not used to validate). */
+export interface SchemaNode {
+  readonly type: 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean';
+  readonly description?: string;
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly required?: readonly string[];
+  readonly items?: SchemaNode;
+}
+
+/**
+ * The request body of a route: a schema description, or `none` for a route without a body.
+ * NOTE: validation stays in the handlers and the façade, so that error texts do not change.
+ */
+export type BodySchema = SchemaNode | 'none';
+
+/** What the handlers reach: the façade and the optional parts of the adapter. */
+export interface RouteDeps {
+  readonly service: RuleServiceApi;
+  readonly debugMode: boolean;
+  /** Tenant management (`--multi-tenancy-enabled`). */
+  readonly tenants?: TenantManagerApi;
+  /** Renders `/metrics`; undefined when metrics are disabled. */
+  readonly metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Debug rendering of a ruleset's conditions (`--debug-mode`). */
+  readonly debugRuleset?: (ctx: CallContext, name: string) => unknown;
+}
+
+/**
+ * A route handler: `param` is the value of the route's one path parameter ('' when it has
+ * none), `body` the parsed JSON body (undefined without one), `raw` node's request (headers).
+ * NOTE (speed): one string instead of a params object, so the hot dispatcher allocates nothing
+ * for it; no route has more than one parameter (test/unit/http/route-table.test.ts).
+ */
+export type Handler<T> = (deps: RouteDeps, ctx: CallContext, param: string, body: unknown, raw: IncomingMessage) => T;
+
+interface RouteBase {
+  /** Stable identifier (docs, OpenAPI operation id, metrics). */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** fastify path syntax, e.g. `/api/v1/execute/:name`. */
+  readonly path: string;
+  readonly permission: Permission;
+  readonly requestSchema: BodySchema;
+  /** Whether the route exists for these deps (tenant routes, debug route); always when absent. */
+  readonly when?: (deps: RouteDeps) => boolean;
+  /** False: a wrong method on this path is 404, not 405 (kept as the route always answered). */
+  readonly allowHeader?: false;
+}
+
+/** A route answering JSON text it wrote itself (`application/json; charset=utf-8`, 200). */
+export interface TextRoute extends RouteBase {
+  readonly reply: 'text';
+  /** Served by the hot dispatcher when its request is plain (./hot-dispatch.ts). */
+  readonly hot?: boolean;
+  readonly handle: Handler<string>;
+}
+
+/**
+ * A route answering a value serialized by fastify (JSON.stringify), with `status` (200). A
+ * ServiceError returned (not thrown) is answered with its status and catalog body as is.
+ */
+export interface JsonRoute extends RouteBase {
+  readonly reply: 'json';
+  readonly status?: 200 | 201;
+  readonly hot?: never;
+  readonly handle: Handler<unknown>;
+}
+
+/** A route answering 204 without a body once its handler has finished. */
+export interface EmptyRoute extends RouteBase {
+  readonly reply: 'empty';
+  readonly hot?: never;
+  readonly handle: Handler<Promise<unknown>>;
+}
+
+/** A route answering a body of its own content type (`/metrics`). */
+export interface RawRoute extends RouteBase {
+  readonly reply: 'raw';
+  readonly hot?: never;
+  readonly handle: Handler<Promise<{ contentType: string; body: string }>>;
+}
+
+/** One entry of the route table. */
+export type Route = TextRoute | JsonRoute | EmptyRoute | RawRoute;
+
+/** The name of a path's parameter (`name` of `/api/v1/rulesets/:name`), or null. */
+export function paramName(path: string): string | null {
+  const i = path.indexOf('/:');
+  if (i < 0) return null;
+  const end = path.indexOf('/', i + 2);
+  return path.slice(i + 2, end < 0 ? path.length : end);
+}
+
+/** The routes of `routes` that exist for `deps`, in table order. */
+export function activeRoutes(routes: readonly Route[], deps: RouteDeps): Route[] {
+  return routes.filter((r) => r.when === undefined || r.when(deps));
+}
