@@ -4,6 +4,7 @@
  * Nothing here knows about rules; every error goes through the catalog.
  */
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Logger } from '../../log.js';
 import type { Tracing } from '../../observe/tracing.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
@@ -33,7 +34,7 @@ export interface HttpAppOptions {
   readonly metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Debug rendering of a ruleset's conditions (`--debug-mode`). */
   readonly debugRuleset?: (ctx: CallContext, name: string) => unknown;
-  readonly logger?: { error(obj: object, msg?: string): void; debug(obj: object, msg?: string): void };
+  readonly logger?: Pick<Logger, 'error' | 'debug'>;
   /** Request spans (`--otlp-endpoint`); undefined: no tracing hook is registered. */
   readonly tracing?: Tracing;
   /** Per-request debug lines; give it only with `--log-level debug` (otherwise no hook). */

@@ -1,5 +1,5 @@
 /**
- * Body-read deadlines of the HTTP adapter with one timer for all pending reads (issue 9).
+ * Body-read deadlines of the HTTP adapter with one timer for all pending reads.
  *
  * A per-request `setTimeout` / `clearTimeout` pair cost about 1.2 us of a 50 us request in the
  * profile (timer list insert, libuv clock, unref bookkeeping). Every read of one server has the
@@ -34,7 +34,7 @@ class Entry implements Deadline {
 
 /**
  * The deadlines of one timeout length, oldest first.
- * NOTE (speed, issue 9): a finished read leaves the list at once (O(1) unlink), so nothing of
+ * NOTE (speed, bench/NOTES.md): a finished read leaves the list at once (O(1) unlink), so nothing of
  * a request outlives it; an array of marked entries kept thousands of finished entries alive
  * across young-generation collections, which made every scavenge copy them.
  */

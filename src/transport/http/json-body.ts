@@ -24,7 +24,7 @@ export function readJsonBody(
   }
   const read = new BodyRead(limit, done);
   (raw as ReadingMessage)[READ] = read;
-  // NOTE (speed, issue 9): one shared timer per timeout length instead of one per request.
+  // NOTE (speed, bench/NOTES.md): one shared timer per timeout length instead of one per request.
   if (timeoutMs > 0) read.deadline = deadlinesFor(timeoutMs).add(() => read.timedOut(timeoutMs));
   raw.on('data', onData);
   raw.on('end', onEnd);
@@ -35,7 +35,7 @@ const READ = Symbol('svc.bodyRead');
 type ReadingMessage = IncomingMessage & { [READ]: BodyRead };
 
 /**
- * The state of one body read. NOTE (speed, issue 9): the stream listeners below are shared by
+ * The state of one body read. NOTE (speed, bench/NOTES.md): the stream listeners below are shared by
  * every read (an emitter calls them with `this` = the stream) and stay attached once the read
  * has finished (the `finished` flag makes later events no-ops, and a late 'error' is absorbed
  * instead of being unhandled): no closures per request, no listener removal.

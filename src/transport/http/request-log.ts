@@ -1,15 +1,14 @@
 /**
- * Per-request log lines of the HTTP adapter (issue 10): registered only with `--log-level
+ * Per-request log lines of the HTTP adapter: registered only with `--log-level
  * debug`, so at info and above no request does any logging work. One debug line per answered
  * request: `{"level":"debug","msg":"http request","method":"POST","url":"/api/v1/execute/loan",
  * "status":200,"duration_ms":0.42,"source_ip":"127.0.0.1"}`.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../../log.js';
 
-/** What the request log needs from a logger. */
-export interface RequestLogger {
-  debug(obj: object, msg?: string): void;
-}
+/** What the request log needs from the logger. */
+export type RequestLogger = Pick<Logger, 'debug'>;
 
 /** Adds the request-log hook to `app`. */
 export function registerRequestLog(app: FastifyInstance, logger: RequestLogger): void {

@@ -1,5 +1,5 @@
 /**
- * Request spans of the HTTP adapter (issue 10), registered only when tracing is on: one SERVER
+ * Request spans of the HTTP adapter, registered only when tracing is on: one SERVER
  * span per request, named `<METHOD> <route pattern>` (`POST /api/v1/execute/:name`), joined to
  * the caller's trace by its `traceparent` header. The route handlers hand the span's context to
  * the façade through `CallContext.traceContext`, so executions become its children.

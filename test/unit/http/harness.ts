@@ -3,8 +3,8 @@
  * (MemoryStore, or FileStore in a temp dir), real `Metrics`, an `AuditLog` whose stdout is an
  * in-memory sink (so audit lines can be asserted), and the fastify app of `buildHttpApp`.
  *
- * Requests are injected (light-my-request, the engine of fastify's `app.inject()`, loaded from
- * fastify's own dependencies) into the request listener of the app's server: the very function
+ * Requests are injected (light-my-request, the engine of fastify's `app.inject()`, a dev
+ * dependency pinned to the version fastify uses) into the request listener of the app's server: the very function
  * a listening server calls, so the hot dispatcher answers the plain execute/eval requests here
  * as in production, and everything else reaches fastify. No socket: the client address of
  * each request can be chosen (audit lines, rate limits).
@@ -75,7 +75,7 @@ export interface Reply {
 
 /** fastify's injection engine, resolved where fastify resolves it. */
 const require = createRequire(import.meta.url);
-const inject = createRequire(require.resolve('fastify'))('light-my-request') as (dispatch: DispatchFunc, options: InjectOptions) => Promise<InjectResponse>;
+const inject = require('light-my-request') as (dispatch: DispatchFunc, options: InjectOptions) => Promise<InjectResponse>;
 
 /** The address every harness request comes from unless told otherwise (RFC 5737 test range). */
 export const CLIENT_IP = '198.51.100.23';
