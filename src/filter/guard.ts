@@ -70,8 +70,9 @@ export function guardOf(r: Residual, branches: BranchesOf): Guard {
   switch (r.kind) {
     case 'value':
     case 'field':
-    case 'var':
       return SAFE;
+    case 'var':
+      return UNKNOWN; // an unset variable fails in strict mode; which ones are set is not tracked
     case 'error':
       return FAILS;
     case 'unary':

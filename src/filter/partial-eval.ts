@@ -60,15 +60,16 @@ function failure(err: unknown): Residual {
 
 /**
  * True when evaluating `r` may fail for some row: it contains a known failure, or arithmetic on
- * an unknown value (null, or a divisor of 0; guard.ts writes the rows where it does not fail).
+ * an unknown value (null, or a divisor of 0; guard.ts writes the rows where it does not fail),
+ * or it reads a variable (an unset one fails in strict mode; the answer is then not exact).
  */
 export function canFail(r: Residual): boolean {
   switch (r.kind) {
     case 'error':
+    case 'var': // reading an unset variable fails in strict mode
       return true;
     case 'value':
     case 'field':
-    case 'var':
       return false;
     case 'unary':
       return r.op === '-' || canFail(r.operand);
