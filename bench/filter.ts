@@ -1,5 +1,5 @@
 /**
- * Filter benchmark (issue 4): filter generation for a 50-step ruleset (36 decisions, 4 action
+ * Filter benchmark: filter generation for a 50-step ruleset (36 decisions, 4 action
  * steps, 10 terminals) whose conditions read 20 unknown fields and a few known ones, for each
  * format (sql, json, mongo). The ruleset is a credit decision: stages of checks with side exits
  * to REVIEW / DECLINE terminals, the target codes being APPROVE and REVIEW.

@@ -45,8 +45,10 @@ export function setAtom(type: 'in' | 'not_in', field: string, values: readonly J
 
 /** `contains` / `starts_with` / `ends_with` of a field and a known value. */
 export function textAtom(type: TextType, field: string, value: JsonValue): Pred {
-  // NOTE: the engine's starts_with/ends_with are false when either side is null (functions.ts).
-  if (value === null && type !== 'contains') return NEVER;
+  // NOTE: the engine's string tests are false when either side is null (functions.ts). For
+  // `contains` the field could be a list holding null, but a list is not a column (typed
+  // columns, docs/filter.md): a null needle never matches, in every format.
+  if (value === null) return NEVER;
   return { type, field, value };
 }
 

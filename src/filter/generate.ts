@@ -10,6 +10,7 @@ import { toJsonTree } from './json.js';
 import { toMongo } from './mongo.js';
 import { planPaths } from './planner.js';
 import { ALWAYS, NEVER, fieldsOf, keyOf, type Pred } from './predicate.js';
+import { hasNul, nulError } from './nul.js';
 import { prepare } from './prepare.js';
 import { simplifyPaths } from './merge-paths.js';
 import { finishPath, type Path } from './simplify.js';
@@ -21,7 +22,7 @@ function alwaysFilter(format: FilterFormat): FilterResponse['filter'] {
   return format === 'sql' ? 'TRUE' : format === 'json' ? { type: 'always' } : {};
 }
 
-function constant(format: FilterFormat, matches: boolean, truncated: boolean): FilterResponse {
+function constant(format: FilterFormat, matches: boolean, truncated: boolean, exact: boolean): FilterResponse {
   return {
     format,
     filter: matches ? alwaysFilter(format) : null,
@@ -29,22 +30,24 @@ function constant(format: FilterFormat, matches: boolean, truncated: boolean): F
     never_matches: !matches,
     truncated,
     unknown_fields: [],
+    exact,
   };
 }
 
 /**
  * The predicate tree of the rows for which `compiled` yields one of the target codes, given the known
  * input; `always`/`never` when that does not depend on unknown fields. `truncated` when a limit
- * stopped the walk (the tree is then `always`).
+ * stopped the walk (the tree is then `always`). `exact` is false when the tree is a superset
+ * (truncation, a variable condition, a failure no condition writes).
  */
-export function filterTree(compiled: CompiledRuleset, request: FilterRequest): { tree: Pred; truncated: boolean } {
+export function filterTree(compiled: CompiledRuleset, request: FilterRequest): { tree: Pred; truncated: boolean; exact: boolean } {
   const prepared = prepare(compiled);
   const known = { root: request.known_input, fieldMissing: compiled.fieldMissing, memo: prepared.memo };
   const outcome = planPaths(prepared, known, new Set(request.target_results), request.max_paths);
   // NOTE: SPEC: when max_paths (or the depth limit) cuts the walk, always_matches is also true.
-  if (outcome.truncated) return { tree: { type: 'always' }, truncated: true };
+  if (outcome.truncated) return { tree: { type: 'always' }, truncated: true, exact: false };
   const finished = outcome.paths.map(finishPath).filter((p): p is Path => p !== null);
-  return { tree: disjunction(simplifyPaths(finished)), truncated: false };
+  return { tree: disjunction(simplifyPaths(finished)), truncated: false, exact: outcome.exact };
 }
 
 /**
@@ -74,17 +77,19 @@ function disjunction(paths: readonly Path[]): Pred {
 
 /**
  * Generates the filter of `request` for `compiled`. Throws `FilterError`: `BAD_REQUEST` for an
- * unsafe column name, `INEXPRESSIBLE` (`filter compilation failed: ...`) for a condition the
- * format cannot express.
+ * unsafe column name or a known value with a NUL that would reach SQL text, `INEXPRESSIBLE`
+ * (`filter compilation failed: ...`) for a condition the format cannot express.
  */
 export function generateFilter(compiled: CompiledRuleset, request: FilterRequest): FilterResponse {
   const format = request.format;
-  const { tree, truncated } = filterTree(compiled, request);
-  if (tree.type === 'always') return constant(format, true, truncated);
-  if (tree.type === 'never') return constant(format, false, false);
+  const { tree, truncated, exact } = filterTree(compiled, request);
+  if (tree.type === 'always') return constant(format, true, truncated, exact);
+  // NOTE: an empty superset is empty: never_matches is always exact.
+  if (tree.type === 'never') return constant(format, false, false, true);
   const fields = [...fieldsOf(tree)].sort();
   const columns = resolveColumns(fields, request.field_mapping, format);
   checkCapability(tree, format);
   const filter = format === 'sql' ? toSql(tree, columns) : format === 'json' ? toJsonTree(tree, columns) : toMongo(tree, columns);
-  return { format, filter, always_matches: false, never_matches: false, truncated: false, unknown_fields: fields };
+  if (format === 'sql' && hasNul(filter as string)) throw nulError(request.known_input);
+  return { format, filter, always_matches: false, never_matches: false, truncated: false, unknown_fields: fields, exact };
 }

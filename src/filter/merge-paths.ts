@@ -157,7 +157,6 @@ function complementary(xs: readonly Pred[], ys: readonly Pred[]): boolean {
   if (xs.length !== 1 && ys.length !== 1) return false;
   const [one, many] = xs.length === 1 ? [xs[0]!, ys] : [ys[0]!, xs];
   if (many.length > 1 && (one.type !== 'or' || one.conditions.length !== many.length)) return false;
-  if (xs.some((c) => c.type === 'unsupported') || ys.some((c) => c.type === 'unsupported')) return false;
   return keyOf(negate(and(xs))) === keyOf(and(ys));
 }
 

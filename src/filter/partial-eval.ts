@@ -13,9 +13,9 @@
  * array or an object, and because a subexpression that is known to fail must stay visible as
  * `error`: the engine's `&&`/`||` and `if` only fail when they evaluate it.
  *
- * Assumption (documented in docs/filter.md): evaluating an unknown field never fails, i.e. an
- * unknown field holds a value of the type the rule uses it with. Under it `R && false` folds to
- * false for a residual R that contains no `error`.
+ * Assumption (documented in docs/filter.md): reading an unknown field never fails, and it holds
+ * a value of the type the rule uses it with, or null. Under it `R && false` folds to false for a
+ * residual R that cannot fail (`canFail`: no `error`, no arithmetic).
  */
 import type { BinaryOp, JsonValue, Node, PathNode, UnaryOp } from '../expr/ast.js';
 import { ExprRuntimeError, applyBinary, compile, renderPath, truthy, type CompiledExpr } from '../expr/index.js';
@@ -45,6 +45,7 @@ export interface KnownInput {
   readonly memo: ExprMemo;
 }
 
+const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%']);
 const FALSE: Residual = Object.freeze({ kind: 'value', value: false });
 const TRUE: Residual = Object.freeze({ kind: 'value', value: true });
 
@@ -57,19 +58,23 @@ function failure(err: unknown): Residual {
   throw err;
 }
 
-/** True when evaluating `r` may fail for some row: it contains a known failure. */
+/**
+ * True when evaluating `r` may fail for some row: it contains a known failure, or arithmetic on
+ * an unknown value (null, or a divisor of 0; guard.ts writes the rows where it does not fail),
+ * or it reads a variable (an unset one fails in strict mode; the answer is then not exact).
+ */
 export function canFail(r: Residual): boolean {
   switch (r.kind) {
     case 'error':
+    case 'var': // reading an unset variable fails in strict mode
       return true;
     case 'value':
     case 'field':
-    case 'var':
       return false;
     case 'unary':
-      return canFail(r.operand);
+      return r.op === '-' || canFail(r.operand);
     case 'binary':
-      return canFail(r.left) || canFail(r.right);
+      return ARITHMETIC.has(r.op) || canFail(r.left) || canFail(r.right);
     case 'array':
       return r.items.some(canFail);
     case 'if':
@@ -229,7 +234,8 @@ function logical(op: '&&' | '||', left: Residual, rightNode: Node, known: KnownI
   }
   const right = partialEval(rightNode, known);
   if (right.kind === 'value') {
-    // `R && false` is false and `R || true` is true whatever R is, unless R itself can fail.
+    // `R && false` is false and `R || true` is true whatever R is, unless R itself can fail
+    // (then the rows on which R fails are neither: condition.ts keeps R's guard).
     if (truthy(right.value) === stopsOn) return canFail(left) ? { kind: 'binary', op, left, right } : stopsOn ? TRUE : FALSE;
     return asBoolean(left);
   }

@@ -8,10 +8,10 @@
  *   is taken and ends the step; an undecided one is taken with its condition and its negation
  *   flows to later branches and the default path. A condition known to fail ends the path (the
  *   engine fails there). No true branch and no `default_next` ends the path (an engine error).
- * - Action: passed through; variables are not tracked (condition.ts). An action whose value is
- *   known to fail ends the path.
- * - Terminal: a target code ends the path and collects it (unless an output expression is known
- *   to fail, which is an engine error).
+ * - Action: passed through; variables are not tracked (condition.ts). The rows on which an
+ *   action value fails leave the path (its guard, guard.ts, is added; a known failure ends it).
+ * - Terminal: a target code ends the path and collects it with the guards of its output
+ *   expressions (a failing output is an engine error: EXTENSIONS.md 6 "Filters and failures").
  * - Steps from which no target terminal can be reached are not entered.
  * - NOTE (cycles): a step already on the current path is not entered again. Without variables a
  *   step's outcome depends only on the input, so an engine run that comes back to a step loops
@@ -23,7 +23,8 @@
  *   (the caller then answers always_matches, to avoid false negatives).
  */
 import { assertNever, stepExpressions, stepsReaching, type BranchInfo, type StepInfo } from '../ruleset/index.js';
-import { toCondition, type Condition } from './condition.js';
+import { toBranch, toCondition, type Branch } from './condition.js';
+import { SAFE, both, guardOf, type Guard } from './guard.js';
 import { ignoresKnownInput, partialEval, type KnownInput } from './partial-eval.js';
 import type { PreparedRuleset } from './prepare.js';
 import { conjoin, type Path } from './simplify.js';
@@ -38,6 +39,8 @@ export const MAX_VISITS = 100_000;
 export interface PlanOutcome {
   readonly paths: readonly Path[];
   readonly truncated: boolean;
+  /** False when a collected path went through a documented superset fallback (a variable condition, a guard no condition writes). */
+  readonly exact: boolean;
 }
 
 /** Walks the ruleset and collects the paths to `targets` (`maxPaths` 0 = unlimited). */
@@ -45,38 +48,43 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
   const steps = prepared.compiled.steps;
   const shared = prepared.sharedConditions;
   const live = stepsReaching(prepared.compiled.graph, targets);
-  const conditions = new Map<BranchInfo, Condition>();
-  const runnable = new Map<string, boolean>();
+  const conditions = new Map<BranchInfo, Branch>();
+  const guards = new Map<string, Guard>();
   const onPath = new Set<string>();
   const paths: Path[] = [];
   let truncated = false;
+  let exact = true;
   let visits = 0;
 
-  const condition = (b: BranchInfo): Condition => {
+  const condition = (b: BranchInfo): Branch => {
     let c = conditions.get(b);
     if (c !== undefined) return c;
     // Shared only while this request knows none of the condition's fields.
     const isShared = ignoresKnownInput(b.ast, known);
     c = isShared ? shared.get(b) : undefined;
     if (c === undefined) {
-      c = toCondition(partialEval(b.ast, known));
+      c = toBranch(partialEval(b.ast, known));
       if (isShared) shared.set(b, c);
     }
     conditions.set(b, c);
     return c;
   };
 
-  /** False when an expression that runs whenever the step is entered is known to fail. */
-  const canRun = (step: StepInfo): boolean => {
-    let ok = runnable.get(step.id);
-    if (ok === undefined) {
-      ok = stepExpressions(step).every((e) => e.role === 'condition' || partialEval(e.ast, known).kind !== 'error');
-      runnable.set(step.id, ok);
+  /**
+   * The rows on which every expression that runs whenever the step is entered (action values,
+   * terminal outputs) evaluates without failing: `never` when one is known to fail.
+   */
+  const stepGuard = (step: StepInfo): Guard => {
+    let g = guards.get(step.id);
+    if (g === undefined) {
+      g = SAFE;
+      for (const e of stepExpressions(step)) if (e.role !== 'condition') g = both(g, guardOf(partialEval(e.ast, known), toCondition));
+      guards.set(step.id, g);
     }
-    return ok;
+    return g;
   };
 
-  const visit = (id: string, path: Path, depth: number): void => {
+  const visit = (id: string, path: Path, depth: number, pathExact: boolean): void => {
     if (truncated || !live.has(id) || onPath.has(id)) return;
     if (depth > MAX_DEPTH || ++visits > MAX_VISITS) {
       truncated = true;
@@ -85,33 +93,55 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     const step = steps.get(id)!;
     onPath.add(id);
     switch (step.type) {
-      case 'terminal':
-        if (targets.has(step.code) && canRun(step)) {
-          if (maxPaths > 0 && paths.length >= maxPaths) truncated = true;
-          else paths.push(path);
+      case 'terminal': {
+        if (!targets.has(step.code)) break;
+        const g = stepGuard(step);
+        const guardedPath = conjoin(path, g.pred);
+        if (guardedPath === null) break;
+        if (maxPaths > 0 && paths.length >= maxPaths) truncated = true;
+        else {
+          paths.push(guardedPath);
+          if (!pathExact || !g.exact) exact = false;
         }
-        break;
-      case 'action':
-        if (canRun(step)) visit(step.nextStep, path, depth + 1);
-        break;
-      case 'decision': {
-        let rest: Path | null = path;
-        for (const b of step.branches) {
-          const c = condition(b);
-          const taken = live.has(b.nextStep) ? conjoin(rest, c.whenTrue) : null;
-          if (taken !== null) visit(b.nextStep, taken, depth + 1);
-          rest = conjoin(rest, c.whenFalse);
-          if (rest === null || truncated) break;
-        }
-        if (rest !== null && step.defaultNext !== null) visit(step.defaultNext, rest, depth + 1);
         break;
       }
+      case 'action': {
+        const g = stepGuard(step);
+        const guardedPath = conjoin(path, g.pred);
+        if (guardedPath !== null) visit(step.nextStep, guardedPath, depth + 1, pathExact && g.exact);
+        break;
+      }
+      case 'decision':
+        decide(step.branches, 0, step.defaultNext, path, depth, pathExact);
+        break;
       default:
         assertNever(step);
     }
     onPath.delete(id);
   };
 
-  visit(prepared.compiled.entryStep, [], 1);
-  return { paths, truncated };
+  /** Branches `from` onwards of a decision, reached by `rest` (each way of a condition is a path of its own). */
+  const decide = (branches: readonly BranchInfo[], from: number, defaultNext: string | null, rest: Path, depth: number, pathExact: boolean): void => {
+    if (from === branches.length) {
+      if (defaultNext !== null) visit(defaultNext, rest, depth + 1, pathExact);
+      return;
+    }
+    const b = branches[from]!;
+    const c = condition(b);
+    const wayExact = pathExact && c.exact;
+    if (live.has(b.nextStep)) {
+      for (const w of c.taken) {
+        const taken = conjoin(rest, w);
+        if (taken !== null) visit(b.nextStep, taken, depth + 1, wayExact);
+      }
+    }
+    for (const w of c.past) {
+      if (truncated) return;
+      const past = conjoin(rest, w);
+      if (past !== null) decide(branches, from + 1, defaultNext, past, depth, wayExact);
+    }
+  };
+
+  visit(prepared.compiled.entryStep, [], 1, true);
+  return { paths, truncated, exact };
 }

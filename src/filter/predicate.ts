@@ -55,10 +55,15 @@ export interface JunctionPred {
   readonly type: 'and' | 'or';
   readonly conditions: readonly Pred[];
 }
-/** A condition no format can express; `reason` ends up in the 500 message. */
+/**
+ * A condition no format can express; `reason` ends up in the 500 message. `negated` marks the
+ * rows on which it is false (its negation), so the simplifier can merge a path taken when it
+ * holds with the path taken when it does not (`R ∧ U` ∨ `R ∧ ¬U` → `R`).
+ */
 export interface UnsupportedPred {
   readonly type: 'unsupported';
   readonly reason: string;
+  readonly negated?: boolean;
 }
 /** Constant predicates. */
 export interface ConstPred {
@@ -179,7 +184,7 @@ function computeNegation(p: Pred): Pred {
     case 'ends_with':
       return { type: 'not', condition: p };
     case 'unsupported':
-      return p;
+      return p.negated === true ? { type: 'unsupported', reason: p.reason } : { type: 'unsupported', reason: p.reason, negated: true };
   }
 }
 
@@ -222,7 +227,7 @@ export function keyOf(p: Pred): string {
       k = `${p.type}(${JSON.stringify(p.field)})`;
       break;
     case 'unsupported':
-      k = `unsupported(${JSON.stringify(p.reason)})`;
+      k = `${p.negated === true ? 'not_' : ''}unsupported(${JSON.stringify(p.reason)})`;
       break;
     default:
       k = `${p.type}(${JSON.stringify(p.field)},${canonicalJson(p.value)})`;

@@ -6,7 +6,7 @@
  * graph facts come from the compiled ruleset itself (`CompiledRuleset.graph`).
  */
 import { DerivedSlot, type BranchInfo, type CompiledRuleset } from '../ruleset/index.js';
-import type { Condition } from './condition.js';
+import type { Branch } from './condition.js';
 import { newExprMemo, type ExprMemo } from './partial-eval.js';
 
 /** A compiled ruleset with the filter's state. */
@@ -17,7 +17,7 @@ export interface PreparedRuleset {
    * NOTE (speed): most conditions only read unknown fields; their predicates (with their cached
    * keys and negations) are built once per ruleset instead of once per request.
    */
-  readonly sharedConditions: Map<BranchInfo, Condition>;
+  readonly sharedConditions: Map<BranchInfo, Branch>;
   readonly memo: ExprMemo;
 }
 

@@ -48,4 +48,9 @@ export interface FilterResponse {
   readonly truncated: boolean;
   /** Rule field paths that appear (as columns) in the filter, sorted. */
   readonly unknown_fields: string[];
+  /**
+   * True unless a documented fallback made the filter a superset (EXTENSIONS.md 3 and 6):
+   * truncation, a condition that reads a variable, a failure no condition can write.
+   */
+  readonly exact: boolean;
 }

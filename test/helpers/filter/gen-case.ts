@@ -3,6 +3,9 @@
  * booleans, `in`, `not in`, `contains`, `starts_with`, `ends_with`, `is_null`, `&&`, `||`, `!`,
  * `if`, known and unknown fields, paths below a known scalar, action steps, variables, cycles,
  * lenient and strict `field_missing`), a known input, target codes,
+ * expressions that fail on some rows (division and modulo by a column that can be 0, arithmetic
+ * on a column that can be NULL, in conditions where their truth does not matter, in set_variable
+ * actions and in terminal outputs: EXTENSIONS.md 6 "Filters and failures"),
  * sometimes a field mapping or a small max_paths, and random rows for the unknown fields.
  *
  * Deterministic from a seed (mulberry32), so a failing case is replayed with its seed. Unknown
@@ -87,6 +90,8 @@ export interface FilterCase {
   readonly maxPaths: number | undefined;
   /** True when some condition reads a variable (the filter may then be a superset). */
   readonly readsVariables: boolean;
+  /** True when the ruleset uses variables at all (then `exact` may be false). */
+  readonly usesVariables: boolean;
 }
 
 /** Sets `value` at a dotted path inside `root`, creating objects on the way. */
@@ -161,8 +166,48 @@ class CaseBuilder {
     return `${f.path} == ${lit(randomValue(this.rng, f.type))}`;
   }
 
+  /** A condition on the known fields that is true (`t`) or false, folded by partial evaluation. */
+  private knownConstant(t: boolean): string {
+    const known = this.known.filter((f) => f.type === 'number');
+    if (known.length > 0 && this.rng.chance(0.7)) return `abs(${this.rng.pick(known).path}) ${t ? '>=' : '<'} 0`;
+    return t ? '1 == 1' : '1 == 2';
+  }
+
+  /** An arithmetic expression over a number field that fails on some rows (null, or a divisor of 0). */
+  failing(): string {
+    const n = this.field('number').path;
+    return this.rng.pick([`100 / ${n}`, `${n} % 2`, `${n} + 1`, `-${n}`, `${n} * 2`, `7 % ${n}`]);
+  }
+
+  /**
+   * A condition whose evaluation can fail on some rows but whose truth does not matter (the
+   * filter keeps only the failure guard), or a form that was a 500 where a filter exists.
+   */
+  private failingAtom(): string {
+    const rng = this.rng;
+    const n = this.field('number');
+    switch (rng.int(6)) {
+      case 0:
+        return `(${this.failing()} > 3.75) || (${this.knownConstant(true)})`;
+      case 1:
+        return `(${this.failing()} == 1) && (${this.knownConstant(false)})`;
+      case 2:
+        return `(if ${this.atom()} then 1 else 2) == 1`;
+      case 3:
+        return `(if ${this.field('boolean').path} then ${n.path} else 5) > 3`;
+      case 4: {
+        const f = this.field();
+        const items = [lit(randomValue(rng, f.type)), lit(randomValue(rng, f.type)), f.path];
+        return `${lit(randomValue(rng, f.type))} ${rng.chance(0.5) ? 'in' : 'not in'} [${items.join(', ')}]`;
+      }
+      default:
+        return `${rng.pick(['contains', 'starts_with', 'ends_with'])}(${this.field('string').path}, null)`;
+    }
+  }
+
   private atom(): string {
     const rng = this.rng;
+    if (rng.chance(0.08)) return this.failingAtom();
     if (this.useVariables && rng.chance(0.12)) {
       this.readsVariables = true;
       return rng.pick(['$flag', '!$flag', '$count > 1', `$count == ${rng.int(3)}`, `$flag && ${this.atom()}`]);
@@ -219,6 +264,18 @@ export function generateCase(seed: number): FilterCase {
   };
   const steps: RulesetDoc['steps'] = {};
   inner.forEach((id, i) => {
+    if (rng.chance(0.08)) {
+      // An action whose value fails on some rows (no condition reads the variable).
+      steps[id] = { type: 'action', actions: [{ action: 'set_variable', name: 'tmp', value: b.failing() }], next_step: target(i) };
+      return;
+    }
+    if (rng.chance(0.06)) {
+      // Both ways lead to the same step: only the failure of the right side matters.
+      const to = target(i);
+      const op = rng.pick(['||', '&&']);
+      steps[id] = { type: 'decision', branches: [{ condition: `(${b.condition()}) ${op} (${b.failing()} > 1)`, next_step: to }], default_next: to };
+      return;
+    }
     if (useVariables && rng.chance(0.3)) {
       steps[id] = {
         type: 'action',
@@ -235,7 +292,11 @@ export function generateCase(seed: number): FilterCase {
     const branches = Array.from({ length: 1 + rng.int(3) }, () => ({ condition: b.condition(), next_step: target(i) }));
     steps[id] = { type: 'decision', branches, ...(rng.chance(0.85) ? { default_next: target(i) } : {}) };
   });
-  for (const id of terminals) steps[id] = { type: 'terminal', result: { code: rng.pick(codes), message: id } };
+  for (const id of terminals) {
+    // Sometimes an output that fails on some rows: those rows yield no code.
+    const output = rng.chance(0.25) ? { output: { r: b.failing() } } : {};
+    steps[id] = { type: 'terminal', result: { code: rng.pick(codes), message: id }, ...output };
+  }
 
   const knownInput: Record<string, JsonValue> = {};
   for (const [path, v] of b.knownValues) setPath(knownInput, path, v);
@@ -267,6 +328,7 @@ export function generateCase(seed: number): FilterCase {
     mapping,
     maxPaths: rng.chance(0.1) ? 1 + rng.int(3) : undefined,
     readsVariables: b.readsVariables,
+    usesVariables: useVariables,
   };
 }
 

@@ -1,15 +1,19 @@
 /**
- * The soundness check of the filter (issue 4, "Proven exact, against real databases"), shared by
+ * The soundness check of the filter ("Proven exact, against real databases"), shared by
  * the property tests: for generated cases and rows, the truth is the engine (`execute` on the
  * known input merged with the row, result code in target_results); each filter format is run
  * where it belongs (SQL in PostgreSQL and SQLite, Mongo in mingo, the predicate tree in
  * tree-eval.ts) and compared with the truth.
  *
+ * The truth: a row on which execution fails (division by zero, arithmetic on null, a failing
+ * output or action) yields no code, so it must not be selected (EXTENSIONS.md 6).
+ *
  * Expectations:
- * - exact (no variable conditions, not truncated): every backend selects exactly the truth rows;
+ * - exact (the answer's `exact`; always true without variables and truncation): every backend
+ *   selects exactly the truth rows;
  *   with NULL columns the tree and mingo still do, and SQL selects exactly what the documented
  *   NULL semantics predict (tree-eval `sql` mode), which is a subset of the truth;
- * - superset (variables read by conditions, or truncated): every backend selects at least the
+ * - superset (`exact: false`: variables read by conditions, or truncated): every backend selects at least the
  *   truth rows (SPEC rule 4, `truncated`), NULL rows in SQL aside.
  */
 import { Query } from 'mingo';
@@ -30,11 +34,13 @@ export interface Stats {
   truncated: number;
   superset: number;
   selected: number;
+  /** (case, row) pairs on which execution failed (they must not be selected when exact). */
+  failed: number;
 }
 
 /** A new zeroed Stats. */
 export function newStats(): Stats {
-  return { cases: 0, rows: 0, filters: 0, always: 0, never: 0, truncated: 0, superset: 0, selected: 0 };
+  return { cases: 0, rows: 0, filters: 0, always: 0, never: 0, truncated: 0, superset: 0, selected: 0, failed: 0 };
 }
 
 const FORMATS: readonly FilterFormat[] = ['sql', 'json', 'mongo'];
@@ -113,7 +119,8 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
       try {
         if (c.targets.includes(execute(compiled, mergedInput(c, row), EXEC_OPTIONS).code)) truth.add(row.id);
       } catch {
-        // An execution error yields no code: the row does not match.
+        // An execution error yields no code: the row does not match (EXTENSIONS.md 6).
+        stats.failed++;
       }
     }
     let responses: Record<FilterFormat, FilterResponse>;
@@ -133,12 +140,18 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
       continue;
     }
     const { sql, json, mongo } = responses;
-    const flags = (r: FilterResponse): string => JSON.stringify([r.always_matches, r.never_matches, r.truncated, r.unknown_fields]);
+    const flags = (r: FilterResponse): string => JSON.stringify([r.always_matches, r.never_matches, r.truncated, r.unknown_fields, r.exact]);
     if (flags(sql) !== flags(json) || flags(sql) !== flags(mongo)) {
       failures.push(`formats disagree on flags: ${flags(sql)} ${flags(json)} ${flags(mongo)}\n${describe({})}`);
       continue;
     }
-    const exact = !c.readsVariables && !sql.truncated;
+    // The answer says whether it is exact (a documented fallback makes it a superset); without
+    // variables and truncation every generated case must be exact, failing expressions included.
+    const exact = sql.exact ?? (!c.readsVariables && !sql.truncated);
+    if (!c.usesVariables && !sql.truncated && sql.exact === false) {
+      failures.push(`exact: false without variables or truncation\n${describe({ sql: sql.filter })}`);
+      continue;
+    }
     if (!exact) stats.superset++;
     if (sql.truncated) stats.truncated++;
     if (sql.always_matches) stats.always++;

@@ -22,6 +22,7 @@
  *     never_matches: false
  *     truncated: false
  *     unknown_fields: [user.name]
+ *     exact: true                        # default: true unless truncated
  *     run: [sql]                         # formats to run for the flag checks alone (no filter given)
  *     error: {code: BAD_REQUEST, message: 'substring', formats: [sql]}   # expected error, as the service answers it
  *
@@ -57,6 +58,7 @@ interface Case {
   never_matches?: boolean;
   truncated?: boolean;
   unknown_fields?: string[];
+  exact?: boolean;
   run?: FilterFormat[];
   error?: { code: string; message?: string; formats?: FilterFormat[] };
 }
@@ -122,15 +124,16 @@ function run(doc: RulesetDoc, body: unknown): FilterResponse {
 
 function checkFlags(c: Case, r: FilterResponse, label: string): void {
   const keys = Object.keys(r).sort();
-  assert.deepEqual(keys, ['always_matches', 'filter', 'format', 'never_matches', 'truncated', 'unknown_fields'], `${label}: response fields`);
+  assert.deepEqual(keys, ['always_matches', 'exact', 'filter', 'format', 'never_matches', 'truncated', 'unknown_fields'], `${label}: response fields`);
   const constant = r.filter === null || r.filter === 'TRUE' || JSON.stringify(r.filter) === '{}' || JSON.stringify(r.filter) === '{"type":"always"}';
   const expected = {
     always_matches: c.always_matches ?? (constant && r.filter !== null),
     never_matches: c.never_matches ?? r.filter === null,
     truncated: c.truncated ?? false,
+    exact: c.exact ?? !(c.truncated ?? false),
   };
   assert.deepEqual(
-    { always_matches: r.always_matches, never_matches: r.never_matches, truncated: r.truncated },
+    { always_matches: r.always_matches, never_matches: r.never_matches, truncated: r.truncated, exact: r.exact },
     expected,
     `${label}: flags`,
   );

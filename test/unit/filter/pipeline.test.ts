@@ -98,7 +98,7 @@ test('the walk stops at MAX_VISITS steps with truncated, even with max_paths 0',
   assert.equal(MAX_DEPTH, 50);
   assert.ok(MAX_VISITS >= 10_000);
   const r = generateFilter(compiled(diamonds(24)), parseFilterRequest({ known_input: {}, target_results: ['OK'], max_paths: 0 }));
-  assert.deepEqual(r, { format: 'sql', filter: 'TRUE', always_matches: true, never_matches: false, truncated: true, unknown_fields: [] });
+  assert.deepEqual(r, { format: 'sql', filter: 'TRUE', always_matches: true, never_matches: false, truncated: true, unknown_fields: [], exact: false });
 });
 
 test('many paths below the limits merge back into one answer', () => {

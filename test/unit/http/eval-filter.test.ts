@@ -97,6 +97,7 @@ describe('POST /rulesets/:name/filter', () => {
       never_matches: false,
       truncated: false,
       unknown_fields: ['user.age'],
+      exact: true,
     });
     const mapped = await h.request('POST', '/api/v1/rulesets/age/filter', {
       known_input: {},
