@@ -8,6 +8,7 @@
 import type { Config } from '../config/index.js';
 import type { RuleStore } from '../store/types.js';
 import { TenantFile } from '../store/tenant-file.js';
+import { TenantStore } from '../store/tenant-store.js';
 import type { ServiceAudit } from './ports.js';
 import type { TenantSyncPort } from './tenancy-port.js';
 import { TenantManager } from './tenant-manager.js';
@@ -48,10 +49,10 @@ export async function setupTenancy(options: TenancyOptions): Promise<Tenancy> {
   const { config, store, audit, logger } = options;
   const file = config.rulesDir ? new TenantFile(config.rulesDir) : null;
   const registry = new TenantRegistry({ clock: options.clock, logger });
-  const records = file ? await file.read() : null;
-  registry.replaceAll(records ?? [], 'load');
+  const tenants = new TenantStore(registry.collection, file, logger);
+  await tenants.reload('load');
   logger.info({ tenants: registry.list().length, file: file?.path ?? null }, 'tenant registry loaded');
-  const manager = new TenantManager({ registry, store, file, audit, logger, role: config.role, writerAddr: config.writerAddr });
+  const manager = new TenantManager({ tenants, store, audit, logger, role: config.role, writerAddr: config.writerAddr });
   const sync: TenantSyncPort = {
     // `persist` (from the consumer): a reader with its own rules dir (no watcher on a shared dir)
     // keeps what it receives on disk, like the rule consumer does.
@@ -60,7 +61,7 @@ export async function setupTenancy(options: TenancyOptions): Promise<Tenancy> {
       if (outcome === 'applied') logger.info({ tenant: change.id, deleted: change.kind === 'tenant.delete' }, 'tenant sync event applied');
       return outcome;
     },
-    records: () => registry.persistable(),
+    records: () => tenants.persistable(),
     subscribe: (listener) => registry.subscribe(listener),
   };
   return {

@@ -1,8 +1,8 @@
 /**
  * The tenants collection (DECISIONS.md 8), the store's second collection beside the rulesets:
- * the tenant records in memory, read synchronously, changed by the API (through the tenant
- * manager, after `tenants.json` is written: tenant-file.ts), the broker, the watcher and the
- * start-up load, and emitted as `tenant.*` changes of the one change stream (change.ts).
+ * the tenant records in memory, read synchronously, changed through the tenant store
+ * (tenant-store.ts: serialized writes, `tenants.json` first) by the API, the broker, the watcher
+ * and the start-up load, and emitted as `tenant.*` changes of the one change stream (change.ts).
  *
  * The `default` tenant always exists (DEFAULT_TENANT_RECORD until it is changed) and cannot be
  * removed: removing it resets it. An unchanged record emits nothing.

@@ -11,6 +11,7 @@ import { FileStore } from '../../src/store/file-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { TenantCollection } from '../../src/store/tenant-collection.js';
 import { TenantFile } from '../../src/store/tenant-file.js';
+import { TenantStore } from '../../src/store/tenant-store.js';
 import type { RuleStore } from '../../src/store/types.js';
 import { runChangeSourceContract, type ChangeSourceUnderTest } from './change-source-contract.js';
 import { makeTempDir, rec } from './store-fixtures.js';
@@ -69,14 +70,27 @@ runChangeSourceContract('tenants: TenantRegistry over its collection', async () 
   );
 });
 
+runChangeSourceContract('tenants: TenantStore with tenants.json (file)', async () => {
+  const { dir, cleanup } = await makeTempDir('svc-change-source-tenant-store-');
+  const registry = new TenantRegistry({ clock: () => 0 });
+  const store = new TenantStore(registry.collection, new TenantFile(dir));
+  return tenants(
+    store,
+    {
+      put: async (i, origin) => void (await store.put(parseTenantRecord({ id: `t${i}`, name: `tenant ${i}` }), { origin })),
+      remove: async (i, origin) => void (await store.delete(`t${i}`, { origin })),
+    },
+    cleanup,
+  );
+});
+
 runChangeSourceContract('tenants: TenantManager with tenants.json (file)', async () => {
   const { dir, cleanup } = await makeTempDir('svc-change-source-tenants-');
   const registry = new TenantRegistry({ clock: () => 0 });
   const logger = { error() {}, warn() {}, info() {}, debug() {} };
   const manager = new TenantManager({
-    registry,
+    tenants: new TenantStore(registry.collection, new TenantFile(dir)),
     store: new MemoryStore(),
-    file: new TenantFile(dir),
     audit: { write() {} },
     logger,
     role: 'standalone',

@@ -12,6 +12,7 @@ import { TenantManager } from '../../../src/service/tenant-manager.js';
 import { parseTenantRecord } from '../../../src/service/tenant-model.js';
 import { TenantRegistry, type TenantEvent } from '../../../src/service/tenant-registry.js';
 import { MemoryStore } from '../../../src/store/index.js';
+import { TenantStore } from '../../../src/store/tenant-store.js';
 import { TenantFile } from '../../../src/store/tenant-file.js';
 import { tenantChangedOf, tenantFullState, type TenantStreamEntry } from '../../../src/sync/tenant-sync.js';
 
@@ -50,7 +51,7 @@ function manager(file: TenantFile | null, role: 'standalone' | 'reader' = 'reade
   const registry = new TenantRegistry({ clock: () => 0 });
   const events: TenantEvent[] = [];
   registry.subscribe((e) => events.push(e));
-  const m = new TenantManager({ registry, store: new MemoryStore(), file, audit: { write() {} }, logger: silentLogger(), role, writerAddr: null });
+  const m = new TenantManager({ tenants: new TenantStore(registry.collection, file), store: new MemoryStore(), audit: { write() {} }, logger: silentLogger(), role, writerAddr: null });
   return { registry, m, events };
 }
 
