@@ -386,11 +386,6 @@ export class RuleService implements RuleServiceApi {
     }
   }
 
-  /** Applies a ruleset document from the broker (`applyChange` of a `ruleset.put`). */
-  applyPut(tenant: string, doc: unknown, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
-    return this.applyChange({ kind: 'ruleset.put', tenant, doc }, origin, persist);
-  }
-
   // ---------------------------------------------------------------- internals
 
   /** The record of `name` in the caller's tenant (tenant checked first; `cost` rate-limit tokens taken). */

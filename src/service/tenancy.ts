@@ -17,7 +17,7 @@ import type { Logger } from '../log.js';
 
 /** What `setupTenancy` needs. */
 export interface TenancyOptions {
-  readonly config: Pick<Config, 'rulesDir' | 'role' | 'writerAddr' | 'watchRules'>;
+  readonly config: Pick<Config, 'rulesDir' | 'role' | 'writerAddr'>;
   readonly store: RuleStore;
   readonly audit: ServiceAudit;
   readonly logger: Logger;

@@ -56,7 +56,7 @@ async function makeBackend(options: { multiTenancy?: boolean } = {}): Promise<Ba
   // number on both paths; executions are timed with the real clock.
   const tenancy = options.multiTenancy
     ? await setupTenancy({
-        config: { rulesDir: null, role: 'standalone', writerAddr: null, watchRules: false },
+        config: { rulesDir: null, role: 'standalone', writerAddr: null },
         store,
         audit,
         logger,

@@ -130,7 +130,7 @@ describe('reader instance: every write is 409 READ_ONLY', () => {
   before(async () => {
     // a reader serves whatever its store holds: seed it through the sync entry point
     h = await makeHarness({ role: 'reader', writerAddr: writer });
-    assert.equal(await h.service.applyPut('default', ageRules('age'), 'sync', false), 'applied');
+    assert.equal(await h.service.applyChange({ kind: 'ruleset.put', tenant: 'default', doc: ageRules('age') }, 'sync', false), 'applied');
   });
   after(() => h.close());
 

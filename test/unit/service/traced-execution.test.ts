@@ -142,10 +142,10 @@ test('a batch makes one span per item, each under the same parent', async () => 
   assert.ok(tracer.spans.every((s) => s.parent === PARENT && s.ended?.ok));
 });
 
-test('compilation is observed on the sync path (applyPut) as on API writes', async () => {
+test('compilation is observed on the sync path (applyChange) as on API writes', async () => {
   const { service, metrics } = await makeService();
   assert.deepEqual(metrics.calls.filter((c) => c.startsWith('compile')), ['compile age']);
-  assert.equal(await service.applyPut('default', { ...AGE, config: { ...AGE.config, name: 'synced' } }, 'sync', false), 'applied');
+  assert.equal(await service.applyChange({ kind: 'ruleset.put', tenant: 'default', doc: { ...AGE, config: { ...AGE.config, name: 'synced' } } }, 'sync', false), 'applied');
   assert.deepEqual(metrics.calls.filter((c) => c.startsWith('compile')), ['compile age', 'compile synced']);
 });
 

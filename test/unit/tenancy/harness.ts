@@ -77,7 +77,7 @@ export async function makeTenancyHarness(options: TenancyHarnessOptions = {}): P
   const metrics = new Metrics({ version: 'test', rulesCount: () => store.count(), tenantLabel: multiTenancy });
   const logger = silentLogger();
   const tenancy = multiTenancy
-    ? await setupTenancy({ config: { rulesDir, role, writerAddr: 'http://writer:8080', watchRules: false }, store, audit, logger, clock })
+    ? await setupTenancy({ config: { rulesDir, role, writerAddr: 'http://writer:8080' }, store, audit, logger, clock })
     : null;
   const service = new RuleService(
     {
