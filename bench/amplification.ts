@@ -7,18 +7,19 @@
  * which bench/report.ts renders as "Limits: amplification cases".
  *
  * Run: `node --import tsx bench/amplification.ts [before-server.js]` (default
- * /tmp/svc-before/dist/bin/svc-server.js; AMP_ONLY=after skips the before build).
+ * /tmp/svc-before/dist/bin/svc-server.js). AMP_ONLY=before measures the before build only;
+ * AMP_ONLY=after measures this build and carries the before figures of the newest result file.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { amplificationCases, measureCase, type CaseResult } from '../test/helpers/amplification.js';
+import { amplificationCases, controlCase, measureCase, type CaseResult } from '../test/helpers/amplification.js';
 import { ROOT, startServer } from '../test/helpers/server-process.js';
 import { machineInfo, writeReport } from './lib/report.js';
 
 /** Runs every case on a fresh server of `bin`. */
 async function runBuild(label: string, bin: string): Promise<CaseResult[]> {
   const out: CaseResult[] = [];
-  for (const c of amplificationCases()) {
+  for (const c of [controlCase(), ...amplificationCases()]) {
     const server = await startServer(['--disable-grpc'], { serverBin: bin });
     try {
       const r = await measureCase(server, c.name, () => c.run(server));
@@ -31,11 +32,26 @@ async function runBuild(label: string, bin: string): Promise<CaseResult[]> {
   return out;
 }
 
+/**
+ * The "before" cases of the newest result file that has them (AMP_ONLY=after: the before build
+ * is slow to measure, over four minutes, so an "after" run may reuse its figures).
+ */
+function lastBefore(): { file: string; build: string | null; cases: CaseResult[] } | null {
+  const dir = join(ROOT, 'bench', 'results');
+  const files = readdirSync(dir).filter((f) => f.startsWith('amplification-') && f.endsWith('.json')).sort().reverse();
+  for (const file of files) {
+    const d = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { details?: { before?: CaseResult[] | null; before_build?: string | null } };
+    if (Array.isArray(d.details?.before)) return { file, build: d.details.before_build ?? null, cases: d.details.before };
+  }
+  return null;
+}
+
 async function main(): Promise<void> {
   const beforeBin = process.argv[2] ?? '/tmp/svc-before/dist/bin/svc-server.js';
   const afterBin = join(ROOT, 'dist', 'bin', 'svc-server.js');
   const only = process.env['AMP_ONLY'];
-  const before = only === 'after' || !existsSync(beforeBin) ? null : await runBuild('before', beforeBin);
+  const carried = only === 'after' ? lastBefore() : null;
+  const before = carried !== null ? carried.cases : only === 'after' || !existsSync(beforeBin) ? null : await runBuild('before', beforeBin);
   const after = only === 'before' ? null : await runBuild('after', afterBin);
   writeReport({
     suite: 'amplification',
@@ -43,7 +59,7 @@ async function main(): Promise<void> {
     method:
       'Default limits; each case on a fresh server (--disable-grpc). Stall: the slowest /healthz/live answer on another keep-alive connection (polled every 50 ms) while the case runs; peak RSS: the highest VmRSS of the server sampled every 50 ms. "before" is a build of the commit before the work budget.',
     summary: [],
-    details: { before_build: before === null ? null : beforeBin, before, after },
+    details: { before_build: carried !== null ? carried.build : before === null ? null : beforeBin, before_from: carried?.file ?? null, before, after },
   });
 }
 

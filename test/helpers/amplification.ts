@@ -203,6 +203,17 @@ export async function measureCase(
   };
 }
 
+/**
+ * The control: `/eval` of `1` with the 10 MB context of case 1, i.e. what reading and parsing
+ * such a body costs by itself (transport work, outside the evaluation budget).
+ */
+export function controlCase(): { name: string; run: (t: Target) => Promise<Answer[]> } {
+  return {
+    name: '0. control: /eval of 1, same 10 MB context',
+    run: async (t) => [await send(t.url, 'POST', '/api/v1/eval', `{"expression":"1","context":{"a":${zeros(2_500_000)},"b":${zeros(2_500_000)}}}`)],
+  };
+}
+
 /** The cases, in order, each a name and its work against a server. */
 export function amplificationCases(): Array<{ name: string; run: (t: Target) => Promise<Answer[]> }> {
   return [

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { amplificationCases, heavyCondition, heavyRuleset, measureCase, send, timeoutBody, type CaseResult } from '../helpers/amplification.js';
+import { amplificationCases, controlCase, heavyCondition, heavyRuleset, measureCase, send, timeoutBody, type CaseResult } from '../helpers/amplification.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
 
 /** Most a case may stall `/healthz/live` beyond the control (parsing the same body), ms. */
@@ -29,8 +29,8 @@ describe('amplification cases with the default limits', () => {
   before(async () => {
     server = await startServer(['--disable-grpc']);
     // The control: the same 10 MB context with a trivial expression (body parse only).
-    const body = JSON.stringify({ expression: '1', context: { a: new Array(2_500_000).fill(0), b: new Array(2_500_000).fill(0) } });
-    control = await measureCase(server, 'control', async () => [await send(server.url, 'POST', '/api/v1/eval', body)]);
+    const c = controlCase();
+    control = await measureCase(server, c.name, () => c.run(server));
     assert.deepEqual(control.statuses, [200]);
   });
   after(async () => {
