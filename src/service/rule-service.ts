@@ -266,6 +266,14 @@ export class RuleService implements RuleServiceApi {
       if (err.kind === 'deadline') return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs });
       return new ServiceError('LIMIT_EXCEEDED', `evaluation error: ${err.message}`, undefined, { eval: true });
     }
+    return this.catalogError(err);
+  }
+
+  /**
+   * `toServiceError`, and an unexpected error (INTERNAL_ERROR with a `cause`) is logged here
+   * with its stack: the transports log only errors that are not ServiceErrors.
+   */
+  private catalogError(err: unknown): ServiceError {
     const e = toServiceError(err);
     const cause = e.unexpected;
     if (cause !== undefined) this.deps.logger.error({ err: cause.message, stack: cause.stack }, 'unexpected error');
@@ -408,7 +416,7 @@ export class RuleService implements RuleServiceApi {
       if (err instanceof RulesetValidationError) {
         throw new ServiceError('BAD_REQUEST', `invalid ruleset: ${err.message}`, { problems: err.problems });
       }
-      throw toServiceError(err);
+      throw this.catalogError(err);
     }
     this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000, tenant);
     const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled };
