@@ -17,7 +17,10 @@ import { startServer, type ServerProcess } from '../helpers/server-process.js';
 
 /** Most a case may stall `/healthz/live` beyond the control (parsing the same body), ms. */
 const STALL_BOUND_MS = 1000;
-/** Highest server RSS allowed while the cases run, MB (before the budget: 3.3 GB for case 2; with it about 100-360 MB, the server holding the parsed 10 MB bodies of the earlier cases until a GC). */
+/**
+ * Highest server RSS allowed while the cases run, MB. Before the budget case 2 reached 3.3 GB;
+ * with it about 100-360 MB (the server holds the parsed 10 MB bodies of earlier cases until a GC).
+ */
 const RSS_BOUND_MB = 600;
 /** Longest a case may take end to end (sending 10 MB included), ms. */
 const CASE_BOUND_MS = 8000;
