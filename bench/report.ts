@@ -98,9 +98,46 @@ function beforeAfter(): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One amplification case as bench/amplification.ts records it. */
+interface AmpCase {
+  name: string;
+  statuses: number[];
+  codes: string[];
+  durationMs: number;
+  stallMs: number;
+  peakRssMb: number;
+}
+
+/** "Limits: amplification cases": worst /healthz/live stall and peak RSS per case, before and after the work budget. */
+function amplification(file: string, d: any): string {
+  const before: AmpCase[] = d.details?.before ?? [];
+  const after: AmpCase[] = d.details?.after ?? [];
+  const answer = (c: AmpCase | undefined) => (c ? `${c.statuses.join(',')} ${esc(c.codes.join(',')) || ''} in ${fmt(c.durationMs)} ms` : '-');
+  const lines = [
+    '## Limits: amplification cases',
+    '',
+    `The CPU and memory amplification cases of the work budget (EXTENSIONS.md 6; test/helpers/amplification.ts), measured by bench/amplification.ts (${file}) ` +
+      `on the build before the work budget and on this build. ${d.method ?? ''} ` +
+      'The stall of a 10 MB case includes reading and parsing its body, which the control case measures alone (transport work, outside the evaluation budget); the rest is evaluation.',
+    '',
+    `Machine: ${machineLine(d)}${d.details?.before_from ? ` · before figures from ${d.details.before_from}` : ''}`,
+    '',
+    '| Case | Stall before | Stall after | Peak RSS before | Peak RSS after | Answer before | Answer after |',
+    '|---|---:|---:|---:|---:|---|---|',
+  ];
+  for (const a of after.length > 0 ? after : before) {
+    const b = before.find((x) => x.name === a.name);
+    const n = after.find((x) => x.name === a.name);
+    lines.push(
+      `| ${esc(a.name)} | ${b ? `${fmt(b.stallMs)} ms` : '-'} | ${n ? `${fmt(n.stallMs)} ms` : '-'} | ${b ? `${fmt(b.peakRssMb)} MB` : '-'} | ${n ? `${fmt(n.peakRssMb)} MB` : '-'} | ${answer(b)} | ${answer(n)} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 function main(): void {
   const results = newest();
-  const suites = [...ORDER.filter((s) => results.has(s)), ...[...results.keys()].filter((s) => !ORDER.includes(s) && s !== 'before-after')];
+  const suites = [...ORDER.filter((s) => results.has(s)), ...[...results.keys()].filter((s) => !ORDER.includes(s) && s !== 'before-after' && s !== 'amplification')];
   const out: string[] = [
     '# Benchmarks',
     '',
@@ -134,6 +171,8 @@ function main(): void {
   }
   const ba = beforeAfter();
   if (ba) out.push(ba);
+  const amp = results.get('amplification');
+  if (amp) out.push(amplification(amp.file, amp.data));
   const notes = join(ROOT, 'bench', 'NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8').trim(), '');
   writeFileSync(join(ROOT, 'BENCHMARKS.md'), `${out.join('\n').trimEnd()}\n`);

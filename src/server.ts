@@ -70,6 +70,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       writerAddr: config.writerAddr,
       executionTimeoutMs: config.executionTimeoutMs,
       maxSteps: config.maxSteps,
+      budget: { maxEvalOps: config.maxEvalOps, maxValueBytes: config.maxValueBytes },
+      requestTimeoutMs: config.requestTimeoutSecs * 1000,
       maxBatchSize: config.maxBatchSize,
       signature,
     },

@@ -227,6 +227,8 @@ export function parseConfig(
     maxVersions: r.num('max-versions'),
     executionTimeoutMs: r.num('execution-timeout-ms'),
     maxSteps: r.num('max-steps'),
+    maxEvalOps: r.num('max-eval-ops'),
+    maxValueBytes: r.num('max-value-bytes'),
     maxBatchSize: r.num('max-batch-size'),
     auditDir: r.str('audit-dir'),
     auditSampleRate: r.num('audit-sample-rate'),

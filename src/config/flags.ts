@@ -91,6 +91,8 @@ export const FLAGS: readonly FlagDef[] = [
   // Execution
   { name: 'execution-timeout-ms', env: 'SVC_EXECUTION_TIMEOUT_MS', kind: NON_NEGATIVE, default: '5000', group: 'Execution', doc: 'Default execution timeout in milliseconds (a ruleset\'s config.timeout_ms overrides it); 0 disables.', example: '1000' },
   { name: 'max-steps', env: 'SVC_MAX_STEPS', kind: POSITIVE, default: '10000', group: 'Execution', doc: 'Most steps one execution may take (ends runaway cycles with a 500).', example: '500' },
+  { name: 'max-eval-ops', env: 'SVC_MAX_EVAL_OPS', kind: POSITIVE, default: '10000000', group: 'Execution', doc: 'Work budget of one execution or /eval: element-wise operations (deep equality, in, contains, sum, string scans...); more is LIMIT_EXCEEDED.', example: '1000000' },
+  { name: 'max-value-bytes', env: 'SVC_MAX_VALUE_BYTES', kind: POSITIVE, default: '1048576', group: 'Execution', doc: 'Largest string an evaluation may build, in UTF-8 bytes; larger is LIMIT_EXCEEDED.', example: '65536' },
   { name: 'max-batch-size', env: 'SVC_MAX_BATCH_SIZE', kind: POSITIVE, default: '10000', group: 'Execution', doc: 'Most inputs in one batch execution request.', example: '100' },
   // Audit and metrics
   { name: 'audit-dir', env: 'SVC_AUDIT_DIR', kind: TEXT, default: null, group: 'Audit and metrics', doc: 'Also append audit lines to audit-YYYY-MM-DD.jsonl files in this directory (created if missing).', example: './audit' },

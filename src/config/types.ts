@@ -34,6 +34,10 @@ export interface Config {
   /** Default execution timeout; 0 disables. */
   readonly executionTimeoutMs: number;
   readonly maxSteps: number;
+  /** Work budget of one execution or /eval: element-wise operations (EXTENSIONS.md 6). */
+  readonly maxEvalOps: number;
+  /** Largest string an evaluation may build, in UTF-8 bytes (EXTENSIONS.md 6). */
+  readonly maxValueBytes: number;
   readonly maxBatchSize: number;
   // Audit and metrics
   readonly auditDir: string | null;

@@ -117,7 +117,10 @@ function compileArithmetic(op: '+' | '-' | '*' | '/' | '%', l: CompiledExpr, r: 
       return (i, v) => {
         const a = l(i, v);
         const b = r(i, v);
-        if (typeof a === 'number' && typeof b === 'number' && b !== 0) return a % b;
+        if (typeof a === 'number' && typeof b === 'number' && b !== 0) {
+          const s = a % b;
+          if (Number.isFinite(s)) return s;
+        }
         return applyBinary('%', a, b);
       };
   }

@@ -10,6 +10,7 @@ import { compilePathTest, isLowString, type Primitive } from './compile-compare.
 import { compileOperator } from './compile-ops.js';
 import { compileRawReader, compileValueReader, internalize } from './compile-path.js';
 import { constValue, fold, isConst } from './fold.js';
+import { checkArrayLength } from './budget.js';
 import { IMPLS_1, IMPLS_2, IMPLS_N } from './functions.js';
 import { applyUnary, truthy } from './semantics.js';
 import type { CompiledExpr } from './compiled-expr.js';
@@ -50,6 +51,10 @@ function compileNode(node: Node, strict: boolean): CompiledExpr {
       return () => node.value; // unreachable: a literal is a constant, handled above
     case 'array': {
       const fs = node.items.map((it) => compileNode(it, strict));
+      // NOTE (work budget): an array literal is the only array the language builds and its
+      // length is known here, so the element limit is checked once, at compile time (an
+      // expression of MAX_EXPRESSION_LENGTH characters cannot reach it today).
+      checkArrayLength(fs.length);
       return (i, v) => {
         const out: JsonValue[] = new Array(fs.length);
         for (let k = 0; k < fs.length; k++) out[k] = fs[k]!(i, v);

@@ -48,3 +48,33 @@ export class ExprRuntimeError extends Error {
     super(message);
   }
 }
+
+/** Which part of the work budget (budget.ts) an evaluation exceeded. */
+export type BudgetKind =
+  /** `--max-eval-ops`: element-wise operations of one execution. */
+  | 'ops'
+  /** `--max-value-bytes`: a string built by the evaluation. */
+  | 'bytes'
+  /** The array element limit (100,000). */
+  | 'elements'
+  /** The execution's deadline passed while it was counting (a TIMEOUT, not a limit). */
+  | 'deadline';
+
+/**
+ * An evaluation exceeded its work budget or its deadline (EXTENSIONS.md 6). Not an
+ * `ExprRuntimeError`: callers map it to `LIMIT_EXCEEDED` (or `TIMEOUT` for `deadline`), not to
+ * an evaluation error.
+ */
+export class BudgetError extends Error {
+  override readonly name = 'BudgetError';
+  constructor(
+    readonly kind: BudgetKind,
+    message: string,
+    /** For `deadline`: the timeout that elapsed (ms). */
+    readonly timeoutMs = 0,
+    /** For `deadline`: the time spent until the check fired (ms). */
+    readonly elapsedMs = 0,
+  ) {
+    super(message);
+  }
+}

@@ -7,6 +7,7 @@
  * side is null; `min`, `max`, `sum`, `avg` skip null elements.
  */
 import type { JsonValue } from './ast.js';
+import { charge, checkString } from './budget.js';
 import { ExprRuntimeError } from './errors.js';
 import { containsValue, typeName } from './semantics.js';
 
@@ -64,9 +65,16 @@ function typeError(message: string): ExprRuntimeError {
   return new ExprRuntimeError('TYPE_ERROR', message);
 }
 
+/**
+ * A string-to-string function. NOTE (work budget): it counts the length of its argument as
+ * operations and its result is checked against `--max-value-bytes` (`upper` can grow a string).
+ */
 function stringFn(name: string, f: (s: string) => string): Impl1 {
   return (a) => {
-    if (typeof a === 'string') return f(a);
+    if (typeof a === 'string') {
+      charge(a.length);
+      return checkString(f(a));
+    }
     if (a === null) return null;
     throw typeError(`${name} expects a string, got ${typeName(a)}`);
   };
@@ -76,6 +84,7 @@ function numberFn(name: string, f: (x: number) => number): Impl1 {
   return (a) => {
     if (typeof a === 'number') {
       const r = f(a);
+      if (!Number.isFinite(r)) throw typeError(`result of ${name} is not a finite number`);
       return r === 0 ? 0 : r; // NOTE: normalises -0 (e.g. ceil(-0.5)) so results print and compare as 0.
     }
     if (a === null) return null;
@@ -86,7 +95,10 @@ function numberFn(name: string, f: (x: number) => number): Impl1 {
 function affixFn(name: string, test: (s: string, p: string) => boolean): Impl2 {
   return (s, p) => {
     if (s === null || p === null) return false;
-    if (typeof s === 'string' && typeof p === 'string') return test(s, p);
+    if (typeof s === 'string' && typeof p === 'string') {
+      if (p.length > 64) charge(p.length); // NOTE (work budget): a long affix counts its length.
+      return test(s, p);
+    }
     throw typeError(`${name} expects two strings, got ${typeName(s)} and ${typeName(p)}`);
   };
 }
@@ -111,6 +123,7 @@ function codePointLength(s: string): number {
 function numbersOf(name: string, a: JsonValue): number[] | null {
   if (a === null) return null;
   if (!Array.isArray(a)) throw typeError(`${name} expects an array of numbers, got ${typeName(a)}`);
+  charge(a.length); // NOTE (work budget): one operation per element.
   const out: number[] = [];
   for (const x of a) {
     if (typeof x === 'number') out.push(x);
@@ -131,7 +144,10 @@ function extremum(name: string, pickFirst: (a: number, b: number) => boolean): I
     let items: readonly JsonValue[] = args;
     if (args.length === 1) {
       const only = args[0]!;
-      if (Array.isArray(only)) items = only;
+      if (Array.isArray(only)) {
+        charge(only.length); // NOTE (work budget): one operation per element.
+        items = only;
+      }
     }
     let best: number | null = null;
     for (const x of items) {
@@ -150,7 +166,10 @@ export const IMPLS_1: Readonly<Record<string, Impl1>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Impl1>, {
     is_null: (a: JsonValue) => a === null,
     len: (a: JsonValue): JsonValue => {
-      if (typeof a === 'string') return codePointLength(a);
+      if (typeof a === 'string') {
+        if (a.length > 64) charge(a.length); // NOTE (work budget): counting code points scans the string.
+        return codePointLength(a);
+      }
       if (Array.isArray(a)) return a.length;
       if (a === null) return null;
       if (typeof a === 'object') return Object.keys(a).length;

@@ -22,3 +22,13 @@ export {
   typeName,
 } from './semantics.js';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './limits.js';
+export {
+  armBudget,
+  disarmBudget,
+  meter,
+  DEFAULT_BUDGET,
+  DEFAULT_MAX_EVAL_OPS,
+  DEFAULT_MAX_VALUE_BYTES,
+  MAX_ARRAY_ELEMENTS,
+  type BudgetLimits,
+} from './budget.js';

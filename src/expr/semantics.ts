@@ -4,6 +4,7 @@
  * interpreter and the filter's partial evaluator call them directly; all must agree.
  */
 import type { BinaryOp, JsonValue, UnaryOp } from './ast.js';
+import { charge, checkString } from './budget.js';
 import { ExprRuntimeError } from './errors.js';
 
 /** Truthiness: `false`, `null`, `0` and `""` are false; everything else (incl. `[]`, `{}`) is true. */
@@ -18,18 +19,25 @@ export function typeName(v: unknown): string {
   return typeof v;
 }
 
-/** Deep JSON equality: same type and value; numbers by value; arrays in order; objects by own keys. No coercion. */
+/**
+ * Deep JSON equality: same type and value; numbers by value; arrays in order; objects by own keys. No coercion.
+ * NOTE (work budget): comparing two arrays or objects counts their length as operations
+ * (budget.ts), charged before the loop so one comparison never outruns the budget by more
+ * than its own size.
+ */
 export function jsonEquals(a: JsonValue, b: JsonValue): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
+    charge(a.length);
     for (let i = 0; i < a.length; i++) if (!jsonEquals(a[i]!, b[i]!)) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
+  charge(ka.length);
   for (const k of ka) {
     if (!Object.hasOwn(b, k) || !jsonEquals(a[k]!, b[k]!)) return false;
   }
@@ -45,6 +53,8 @@ export function jsonEquals(a: JsonValue, b: JsonValue): boolean {
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   const n = a.length < b.length ? a.length : b.length;
+  // NOTE (work budget): a scan of a long string counts its length (budget.ts).
+  if (n > 64) charge(n);
   for (let i = 0; i < n; i++) {
     let ca = a.charCodeAt(i);
     let cb = b.charCodeAt(i);
@@ -89,11 +99,21 @@ export function compareValues(op: '<' | '<=' | '>' | '>=', a: JsonValue, b: Json
  */
 export function containsValue(haystack: JsonValue, needle: JsonValue, who: string): boolean {
   if (Array.isArray(haystack)) {
-    for (let i = 0; i < haystack.length; i++) if (jsonEquals(haystack[i]!, needle)) return true;
+    // NOTE (work budget): membership counts the elements it looks at (budget.ts).
+    for (let i = 0; i < haystack.length; i++) {
+      if (jsonEquals(haystack[i]!, needle)) {
+        charge(i + 1);
+        return true;
+      }
+    }
+    charge(haystack.length);
     return false;
   }
   if (typeof haystack === 'string') {
-    if (typeof needle === 'string') return haystack.includes(needle);
+    if (typeof needle === 'string') {
+      charge(haystack.length);
+      return haystack.includes(needle);
+    }
     if (needle === null) return false;
     throw new ExprRuntimeError('TYPE_ERROR', `${who} cannot look for a ${typeName(needle)} in a string`);
   }
@@ -110,7 +130,10 @@ export function finite(r: number, a: number, op: string, b: number): number {
 /** Unary operators: `!` on truthiness (any value), `-` on numbers only. */
 export function applyUnary(op: UnaryOp, v: JsonValue): JsonValue {
   if (op === '!') return !truthy(v);
-  if (typeof v === 'number') return -v;
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) return -v;
+    throw new ExprRuntimeError('TYPE_ERROR', `result of -${v} is not a finite number`);
+  }
   throw new ExprRuntimeError('TYPE_ERROR', `cannot negate ${typeName(v)}`);
 }
 
@@ -140,7 +163,7 @@ export function applyBinary(op: BinaryOp, a: JsonValue, b: JsonValue): JsonValue
       return !containsValue(b, a, "'not in'");
     case '+':
       if (typeof a === 'number' && typeof b === 'number') return finite(a + b, a, '+', b);
-      if (typeof a === 'string' && typeof b === 'string') return a + b;
+      if (typeof a === 'string' && typeof b === 'string') return checkString(a + b);
       throw new ExprRuntimeError('TYPE_ERROR', `cannot add ${typeName(a)} and ${typeName(b)}`);
     case '-':
       if (typeof a === 'number' && typeof b === 'number') return finite(a - b, a, '-', b);
@@ -157,7 +180,7 @@ export function applyBinary(op: BinaryOp, a: JsonValue, b: JsonValue): JsonValue
     case '%':
       if (typeof a === 'number' && typeof b === 'number') {
         if (b === 0) throw new ExprRuntimeError('DIVISION_BY_ZERO', 'modulo by zero');
-        return a % b;
+        return finite(a % b, a, '%', b);
       }
       throw new ExprRuntimeError('TYPE_ERROR', `cannot compute ${typeName(a)} modulo ${typeName(b)}`);
   }

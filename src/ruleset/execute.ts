@@ -7,7 +7,7 @@
  * follow the step meanings of steps.ts on the plan's integer kinds (`PLAN_KIND`).
  */
 import type { JsonValue } from '../expr/ast.js';
-import { truthy, type Vars } from '../expr/index.js';
+import { BudgetError, DEFAULT_BUDGET, armBudget, disarmBudget, truthy, type BudgetLimits, type Vars } from '../expr/index.js';
 import { setOwn } from './json.js';
 import { ACTION, DECISION, SET_VARIABLE, TERMINAL, type NO_MATCH, type ExecutionPlan, type LogLevel, type PlanNode } from './plan.js';
 import type { CompiledRuleset } from './compile.js';
@@ -32,6 +32,11 @@ export interface ExecuteOptions {
   timeoutMs: number;
   /** More visited steps than this is a STEP_LIMIT error (ends cycles). 0 or less: no limit. */
   maxSteps: number;
+  /**
+   * The work budget of the execution (`--max-eval-ops`, `--max-value-bytes`; expr/budget.ts).
+   * Default: the flags' defaults. Exceeding it is a LIMIT_EXCEEDED error.
+   */
+  budget?: BudgetLimits;
   /** Sink of `log` actions; without it they are dropped. */
   log?: LogSink;
   /**
@@ -55,12 +60,16 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
   const start = clock();
   const timeoutMs = plan.timeoutMs >= 0 ? plan.timeoutMs : options.timeoutMs;
   const maxSteps = options.maxSteps > 0 ? options.maxSteps : Infinity;
+  // NOTE (work budget, EXTENSIONS.md 6): the meter counts element-wise work and checks the
+  // deadline inside it, so one step cannot outrun the timeout; disarmed at every exit.
+  armBudget(options.budget ?? DEFAULT_BUDGET, clock, start, timeoutMs);
   if (options.trace === true) return executeTraced(plan, input, options, start, timeoutMs, maxSteps);
 
   // NOTE (speed): no variables object unless the ruleset sets variables.
   const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
   let node = plan.entry;
   let visited = 1;
+  let output: Record<string, JsonValue>;
   // NOTE (speed): one try around the whole walk, not one per branch; `node` is still the
   // decision node whose test threw when the catch runs (see `failed`).
   try {
@@ -85,13 +94,15 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
         if (elapsed >= timeoutMs) throw timedOut(timeoutMs, node, elapsed);
       }
     }
+    output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   } catch (err) {
+    disarmBudget();
     if (options.stats !== undefined) options.stats.steps = visited;
     throw timed(failed(node, err), clock, start);
   }
+  disarmBudget();
   // NOTE (speed): one load and compare when no stats object is given (tracing off).
   if (options.stats !== undefined) options.stats.steps = visited;
-  const output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   const end = clock();
   // NOTE (speed): one literal shape for every untraced result. `output` may be the terminal's
   // shared frozen static output (when it has no output expressions): callers must not mutate it.
@@ -119,6 +130,7 @@ function executeTraced(
   let head = node;
   let visited = 1;
   let last = start;
+  let output: Record<string, JsonValue>;
   try {
     for (;;) {
       const kind = node.kind;
@@ -143,12 +155,14 @@ function executeTraced(
       // The last read is recent enough: tracing adds no extra read for the timeout check.
       if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && last - start >= timeoutMs) throw timedOut(timeoutMs, node, last - start);
     }
+    output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   } catch (err) {
+    disarmBudget();
     if (options.stats !== undefined) options.stats.steps = visited;
     throw timed(failed(node, err), clock, start);
   }
+  disarmBudget();
   if (options.stats !== undefined) options.stats.steps = visited;
-  const output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   const end = clock();
   ids.push(node.id);
   steps.push({ id: node.id, name: node.name, duration_us: micros(end - last) });
@@ -216,7 +230,15 @@ function evaluateOutput(step: PlanNode, input: unknown, vars: Vars | null): Reco
   return out;
 }
 
+/**
+ * An expression of `step` failed at `where`: EVALUATION_ERROR, or for a BudgetError
+ * LIMIT_EXCEEDED (naming the limit) or TIMEOUT (the deadline passed inside the counting).
+ */
 function evaluationError(step: PlanNode, where: string, err: unknown): ExecutionError {
+  if (err instanceof BudgetError) {
+    if (err.kind === 'deadline') return timedOut(err.timeoutMs, step, err.elapsedMs);
+    return new ExecutionError('LIMIT_EXCEEDED', `step '${step.id}' ${where}: ${err.message}`, step.id);
+  }
   const reason = err instanceof Error ? err.message : String(err);
   return new ExecutionError('EVALUATION_ERROR', `step '${step.id}' ${where}: ${reason}`, step.id);
 }

@@ -35,7 +35,9 @@ export type ExecutionErrorCode =
   /** The execution timeout elapsed. */
   | 'TIMEOUT'
   /** More steps than the step limit were visited (a runaway cycle). */
-  | 'STEP_LIMIT';
+  | 'STEP_LIMIT'
+  /** An expression exceeded the work budget (`--max-eval-ops`, `--max-value-bytes`, array elements). */
+  | 'LIMIT_EXCEEDED';
 
 /** An execution failed. The message says what failed and where (step id, path, expression). */
 export class ExecutionError extends Error {

@@ -13,8 +13,13 @@
  * may return the previous reading, for exactly one read after `reuseNext()`.
  */
 export class ReusableClock {
-  private last = 0;
+  private lastReading = 0;
   private reuse = false;
+
+  /** The last reading (no clock read): the batch compares it with the request deadline. */
+  get last(): number {
+    return this.lastReading;
+  }
 
   constructor(private readonly source: () => number) {}
 
@@ -22,9 +27,9 @@ export class ReusableClock {
   readonly read = (): number => {
     if (this.reuse) {
       this.reuse = false;
-      return this.last;
+      return this.lastReading;
     }
-    return (this.last = this.source());
+    return (this.lastReading = this.source());
   };
 
   /** The next `read()` returns the last reading (the start of the next batch item). */

@@ -4,6 +4,7 @@
  * Transports never invent codes: they map `ServiceError` through this table.
  * `docs/errors.md` documents every entry, and a test keeps the two in agreement.
  */
+import { BudgetError } from '../expr/errors.js';
 import { ExecutionError } from '../ruleset/result.js';
 
 /** gRPC status numbers (kept here so the service does not import the gRPC library). */
@@ -31,6 +32,11 @@ export const GrpcStatus = {
 export interface CatalogEntry {
   readonly http: number;
   readonly grpc: number;
+  /**
+   * HTTP status when the error answers `/eval` (DECISIONS.md 2: an evaluation failure there is
+   * the caller's expression), when it differs from `http`.
+   */
+  readonly evalHttp?: number;
   /** What the code means, for docs/errors.md. */
   readonly meaning: string;
 }
@@ -50,6 +56,12 @@ export const ERROR_CATALOG = {
   RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: "The tenant's request rate limit was exceeded." },
   INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL, meaning: 'An execution error (type error, no matching branch, missing field in strict mode, step limit) or an unexpected server error.' },
   TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, meaning: 'A ruleset execution ran longer than its execution timeout.' },
+  LIMIT_EXCEEDED: {
+    http: 500,
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    evalHttp: 400,
+    meaning: 'An evaluation exceeded its work budget (--max-eval-ops, --max-value-bytes, 100,000 array elements); 400 on /eval.',
+  },
   NOT_READY: { http: 503, grpc: GrpcStatus.UNAVAILABLE, meaning: 'A readiness check failed.' },
 } as const satisfies Record<string, CatalogEntry>;
 
@@ -63,13 +75,27 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Readonly<Record<string, unknown>>,
+    options?: ServiceErrorOptions,
   ) {
-    super(message);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.eval === true) this.onEval = true;
   }
 
-  /** HTTP status of this error. */
+  /** True when the error answers `/eval`: the catalog's `evalHttp` status applies. */
+  readonly onEval: boolean = false;
+
+  /** HTTP status of this error (the catalog's; its `evalHttp` on `/eval` when it has one). */
   get httpStatus(): number {
-    return ERROR_CATALOG[this.code].http;
+    const entry: CatalogEntry = ERROR_CATALOG[this.code];
+    return this.onEval && entry.evalHttp !== undefined ? entry.evalHttp : entry.http;
+  }
+
+  /**
+   * The thrown value this error stands for when it was not a catalog error (an unexpected
+   * failure): transports log its stack (EXTENSIONS.md 6 "Every error answer is in the catalog").
+   */
+  get unexpected(): Error | undefined {
+    return this.code === 'INTERNAL_ERROR' && this.cause instanceof Error ? this.cause : undefined;
   }
 
   /** gRPC status of this error. */
@@ -83,14 +109,35 @@ export class ServiceError extends Error {
   }
 }
 
-/** Maps any thrown value to a ServiceError (execution errors keep their meaning). */
+/** Options of a ServiceError. */
+export interface ServiceErrorOptions {
+  /** The original error (kept as `cause`; for an unexpected error, so its stack can be logged). */
+  readonly cause?: unknown;
+  /** The error answers `/eval` (the catalog's `evalHttp`). */
+  readonly eval?: boolean;
+}
+
+/**
+ * Maps any thrown value to a ServiceError (execution errors keep their meaning). An unexpected
+ * error becomes INTERNAL_ERROR with the original error as `cause` (see `unexpected`).
+ */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   if (err instanceof ExecutionError) {
-    if (err.code === 'TIMEOUT') {
-      return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs ?? null });
+    switch (err.code) {
+      case 'TIMEOUT':
+        return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs ?? null });
+      case 'LIMIT_EXCEEDED':
+        return new ServiceError('LIMIT_EXCEEDED', err.message);
+      case 'EVALUATION_ERROR':
+      case 'NO_MATCHING_BRANCH':
+      case 'STEP_LIMIT':
+        return new ServiceError('INTERNAL_ERROR', err.message);
     }
-    return new ServiceError('INTERNAL_ERROR', err.message);
   }
-  return new ServiceError('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`);
+  if (err instanceof BudgetError) {
+    if (err.kind === 'deadline') return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs });
+    return new ServiceError('LIMIT_EXCEEDED', err.message);
+  }
+  return new ServiceError('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
 }

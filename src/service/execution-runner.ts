@@ -7,6 +7,7 @@
  * execution allocates nothing here, and with tracing off `run` tests one field to choose the
  * untraced path.
  */
+import { meter, type BudgetLimits } from '../expr/index.js';
 import { execute as executeRuleset } from '../ruleset/index.js';
 import type { ExecuteOptions, ExecutionStats } from '../ruleset/execute.js';
 import { ExecutionError, type ExecutionResult } from '../ruleset/result.js';
@@ -24,6 +25,10 @@ export interface ExecutionRunnerDeps {
   /** Default execution timeout (ms, 0 disables); a ruleset's `config.timeout_ms` wins. */
   readonly executionTimeoutMs: number;
   readonly maxSteps: number;
+  /** The work budget of one execution (`--max-eval-ops`, `--max-value-bytes`). */
+  readonly budget: BudgetLimits;
+  /** A batch stops at this many ms (`--request-timeout-secs`; 0: no limit). */
+  readonly requestTimeoutMs: number;
   readonly metrics: ServiceMetrics;
   readonly audit: ServiceAudit;
   readonly sampler: ServiceSampler;
@@ -60,7 +65,7 @@ export class ExecutionRunner {
       deps.logger[level]({ ...fields, source: 'ruleset' }, message);
     // NOTE: the option objects are built once; the hot path allocates none.
     this.clock = new ReusableClock(deps.clock);
-    this.execPlain = Object.freeze({ trace: false, clock: this.clock.read, timeoutMs: deps.executionTimeoutMs, maxSteps: deps.maxSteps, log });
+    this.execPlain = Object.freeze({ trace: false, clock: this.clock.read, timeoutMs: deps.executionTimeoutMs, maxSteps: deps.maxSteps, budget: deps.budget, log });
     this.execTraced = Object.freeze({ ...this.execPlain, trace: true });
     if (deps.tracer) {
       const stats: ExecutionStats = { steps: 0 };
@@ -88,7 +93,7 @@ export class ExecutionRunner {
       const us = failedAfterUs(err);
       metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
       this.auditExecution(ctx, rec.name, us, 'error');
-      throw toServiceError(err);
+      throw this.serviceError(err);
     }
     metrics.activeDec();
     metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
@@ -99,15 +104,28 @@ export class ExecutionRunner {
   /**
    * Every input of a batch in order (each checked to be a JSON object); an item that fails
    * is `{error, code}` and the others still run. One clock reading per item boundary.
+   *
+   * NOTE (work budget, EXTENSIONS.md 6): the batch stops at the request timeout, and once its
+   * items together have spent `--max-eval-ops` operations (docs/decisions.md "Batch budget"):
+   * the items not run then answer TIMEOUT or LIMIT_EXCEEDED. Both are checked between items on
+   * values already at hand (the last clock reading, the meter's count): no extra clock read.
    */
   batch(ctx: CallContext, rec: RuleRecord, inputs: readonly unknown[], trace: boolean): BatchResult {
     const clock = this.clock;
     const started = clock.read();
+    const deadline = this.deps.requestTimeoutMs > 0 ? started + this.deps.requestTimeoutMs : Infinity;
+    const maxOps = this.deps.budget.maxEvalOps;
+    let ops = 0;
     const results: BatchItem[] = new Array(inputs.length);
     let success = 0;
     try {
       for (let i = 0; i < inputs.length; i++) {
         const input = inputs[i];
+        if (clock.last >= deadline || ops >= maxOps) {
+          stopBatch(results, i, clock.last >= deadline, this.deps.requestTimeoutMs, maxOps);
+          break;
+        }
+        meter.ops = 0;
         try {
           if (!isPlainObject(input)) throw new ServiceError('BAD_REQUEST', `inputs[${i}] must be a JSON object`);
           // NOTE (speed, issue 9): this item starts at the previous reading (./batch-clock.ts).
@@ -115,9 +133,10 @@ export class ExecutionRunner {
           results[i] = this.run(ctx, rec, input, trace);
           success++;
         } catch (err) {
-          const e = err instanceof ServiceError ? err : toServiceError(err);
+          const e = err instanceof ServiceError ? err : this.serviceError(err);
           results[i] = { error: e.message, code: e.code };
         }
+        ops += meter.ops;
       }
     } finally {
       clock.cancel();
@@ -142,7 +161,7 @@ export class ExecutionRunner {
       metrics.activeDec();
       const us = failedAfterUs(err);
       metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
-      const e = toServiceError(err);
+      const e = this.serviceError(err);
       span.failed(e.code, e.message, traced.stats.steps);
       this.auditExecution(ctx, rec.name, us, 'error', span);
       throw e;
@@ -152,6 +171,14 @@ export class ExecutionRunner {
     span.succeeded(result.code, traced.stats.steps);
     this.auditExecution(ctx, rec.name, result.duration_us, 'success', span);
     return result;
+  }
+
+  /** The catalog error for a failed execution; an unexpected error is logged with its stack here. */
+  private serviceError(err: unknown): ServiceError {
+    const e = toServiceError(err);
+    const cause = e.unexpected;
+    if (cause !== undefined) this.deps.logger.error({ err: cause.message, stack: cause.stack }, 'unexpected error');
+    return e;
   }
 
   /** Execute options for a record: `base`, or its tenant's copy with `execution_timeout_ms`. */
@@ -170,6 +197,14 @@ export class ExecutionRunner {
     if (this.tenancy !== null) fields['tenant_id'] = ctx.tenant;
     this.deps.audit.write('rule_executed', fields);
   }
+}
+
+/** Fills the items from `from` on with the answer of a stopped batch (request timeout or work budget). */
+function stopBatch(results: BatchItem[], from: number, timedOut: boolean, timeoutMs: number, maxOps: number): void {
+  const item: BatchItem = timedOut
+    ? { error: `batch stopped at the request timeout of ${timeoutMs} ms (--request-timeout-secs): item not run`, code: 'TIMEOUT' }
+    : { error: `batch stopped: its items used the work budget of ${maxOps} operations (--max-eval-ops): item not run`, code: 'LIMIT_EXCEEDED' };
+  for (let i = from; i < results.length; i++) results[i] = { ...item };
 }
 
 /** Microseconds an execution ran before it failed (0 when unknown). */

@@ -3,7 +3,16 @@
  * operation. Transports decode, call one method and encode; the sync adapters read one
  * `snapshot()`, consume one change stream (`subscribe`) and apply through `applyChange`. Metrics and audit are recorded here, once for every transport.
  */
-import { ExprRuntimeError, ExprSyntaxError, cachedEvaluator } from '../expr/index.js';
+import {
+  BudgetError,
+  DEFAULT_BUDGET,
+  ExprRuntimeError,
+  ExprSyntaxError,
+  armBudget,
+  cachedEvaluator,
+  disarmBudget,
+  type BudgetLimits,
+} from '../expr/index.js';
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
 import { compileRuleset } from '../ruleset/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
@@ -46,6 +55,10 @@ export interface RuleServiceOptions {
   /** Default execution timeout (ms, 0 disables); a ruleset's `config.timeout_ms` wins. */
   readonly executionTimeoutMs: number;
   readonly maxSteps: number;
+  /** Work budget of one execution or `/eval` (`--max-eval-ops`, `--max-value-bytes`). Default: the flags' defaults. */
+  readonly budget?: BudgetLimits;
+  /** A batch stops at this many ms (`--request-timeout-secs` in ms); 0 or absent: no limit. */
+  readonly requestTimeoutMs?: number;
   readonly maxBatchSize: number;
   readonly signature: SignaturePolicy;
   /** Readiness: how long the store read lock may take. */
@@ -99,6 +112,8 @@ export class RuleService implements RuleServiceApi {
     this.runner = new ExecutionRunner({
       executionTimeoutMs: options.executionTimeoutMs,
       maxSteps: options.maxSteps,
+      budget: options.budget ?? DEFAULT_BUDGET,
+      requestTimeoutMs: options.requestTimeoutMs ?? 0,
       metrics: deps.metrics,
       audit: deps.audit,
       sampler: deps.sampler,
@@ -227,19 +242,45 @@ export class RuleService implements RuleServiceApi {
     if (context !== undefined && context !== null && !isPlainObject(context)) {
       throw new ServiceError('BAD_REQUEST', 'context must be a JSON object');
     }
-    const started = this.deps.clock();
+    const clock = this.deps.clock;
+    const started = clock();
+    // NOTE (work budget, docs/decisions.md "/eval budget"): /eval runs under the same budget as
+    // one execution, with the default execution timeout (--execution-timeout-ms) as deadline.
+    armBudget(this.options.budget ?? DEFAULT_BUDGET, clock, started, this.options.executionTimeoutMs);
     try {
       const out = evaluateExpression(expression, context ?? {});
-      this.deps.metrics.recordEval((this.deps.clock() - started) / 1000, true);
+      disarmBudget();
+      this.deps.metrics.recordEval((clock() - started) / 1000, true);
       return out;
     } catch (err) {
-      this.deps.metrics.recordEval((this.deps.clock() - started) / 1000, false);
-      if (err instanceof ExprSyntaxError) {
-        throw new ServiceError('BAD_REQUEST', `parse error: ${err.message}`, { position: err.position });
-      }
-      if (err instanceof ExprRuntimeError) throw new ServiceError('BAD_REQUEST', `evaluation error: ${err.message}`);
-      throw toServiceError(err);
+      disarmBudget();
+      this.deps.metrics.recordEval((clock() - started) / 1000, false);
+      throw this.evalError(err);
     }
+  }
+
+  /** The catalog error of a failed `/eval` (DECISIONS.md 2: the caller's expression is a 400). */
+  private evalError(err: unknown): ServiceError {
+    if (err instanceof ExprSyntaxError) {
+      return new ServiceError('BAD_REQUEST', `parse error: ${err.message}`, { position: err.position });
+    }
+    if (err instanceof ExprRuntimeError) return new ServiceError('BAD_REQUEST', `evaluation error: ${err.message}`);
+    if (err instanceof BudgetError) {
+      if (err.kind === 'deadline') return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs });
+      return new ServiceError('LIMIT_EXCEEDED', `evaluation error: ${err.message}`, undefined, { eval: true });
+    }
+    return this.catalogError(err);
+  }
+
+  /**
+   * `toServiceError`, and an unexpected error (INTERNAL_ERROR with a `cause`) is logged here
+   * with its stack: the transports log only errors that are not ServiceErrors.
+   */
+  private catalogError(err: unknown): ServiceError {
+    const e = toServiceError(err);
+    const cause = e.unexpected;
+    if (cause !== undefined) this.deps.logger.error({ err: cause.message, stack: cause.stack }, 'unexpected error');
+    return e;
   }
 
   /**
@@ -415,7 +456,7 @@ export class RuleService implements RuleServiceApi {
       if (err instanceof RulesetValidationError) {
         throw new ServiceError('BAD_REQUEST', `invalid ruleset: ${err.message}`, { problems: err.problems });
       }
-      throw toServiceError(err);
+      throw this.catalogError(err);
     }
     this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000, tenant);
     const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled };

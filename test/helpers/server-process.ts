@@ -39,13 +39,15 @@ export interface StartOptions {
   /** Default true: pass `--http-addr 127.0.0.1:0 --grpc-addr 127.0.0.1:0`. */
   ephemeral?: boolean;
   timeoutMs?: number;
+  /** Server entry point to run instead of this checkout's (bench/amplification.ts: an older build). */
+  serverBin?: string;
 }
 
 /** Spawns `node dist/bin/svc-server.js <args>` and waits until it listens. */
 export async function startServer(args: string[], options: StartOptions = {}): Promise<ServerProcess> {
   const ephemeral = options.ephemeral ?? true;
   const fullArgs = ephemeral ? ['--http-addr', '127.0.0.1:0', '--grpc-addr', '127.0.0.1:0', ...args] : args;
-  const child = spawn(process.execPath, [SERVER_BIN, ...fullArgs], {
+  const child = spawn(process.execPath, [options.serverBin ?? SERVER_BIN, ...fullArgs], {
     env: { PATH: process.env['PATH'] ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

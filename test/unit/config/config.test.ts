@@ -32,6 +32,8 @@ const DEFAULTS: Config = {
   maxVersions: 10,
   executionTimeoutMs: 5000,
   maxSteps: 10000,
+  maxEvalOps: 10_000_000,
+  maxValueBytes: 1_048_576,
   maxBatchSize: 10000,
   auditDir: null,
   auditSampleRate: 10,

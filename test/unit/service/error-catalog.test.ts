@@ -55,6 +55,7 @@ describe('error catalog', () => {
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
       TIMEOUT: 500,
+      LIMIT_EXCEEDED: 500,
       NOT_READY: 503,
     };
     assert.deepEqual(Object.fromEntries(CODES.map((c) => [c, ERROR_CATALOG[c].http])), http);
