@@ -100,6 +100,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (!config.disableHttp) {
     const app = buildHttpApp(service, {
       bodyLimit: config.maxRequestBodyBytes,
+      maxResponseBytes: config.maxResponseBytes,
       requestTimeoutMs: config.requestTimeoutSecs * 1000,
       debugMode: config.debugMode,
       debugRuleset: (ctx, name) => service.debugRuleset(ctx, name),

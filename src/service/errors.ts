@@ -49,6 +49,7 @@ export const ERROR_CATALOG = {
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body is not JSON.' },
   RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: "The tenant's request rate limit was exceeded." },
   INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL, meaning: 'An execution error (type error, no matching branch, missing field in strict mode, step limit) or an unexpected server error.' },
+  LIMIT_EXCEEDED: { http: 500, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: 'A bound on the work or the answer of one request was exceeded (e.g. an answer over --max-response-bytes).' },
   TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, meaning: 'A ruleset execution ran longer than its execution timeout.' },
   NOT_READY: { http: 503, grpc: GrpcStatus.UNAVAILABLE, meaning: 'A readiness check failed.' },
 } as const satisfies Record<string, CatalogEntry>;
@@ -63,8 +64,11 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Readonly<Record<string, unknown>>,
+    options?: { readonly cause?: unknown },
   ) {
-    super(message);
+    // NOTE: `cause` keeps a non-catalog error (with its stack) for the server log only; it is
+    // never part of the answer (`toBody`).
+    super(message, options);
   }
 
   /** HTTP status of this error. */
@@ -92,5 +96,21 @@ export function toServiceError(err: unknown): ServiceError {
     }
     return new ServiceError('INTERNAL_ERROR', err.message);
   }
-  return new ServiceError('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`);
+  return new ServiceError('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+}
+
+/**
+ * The unexpected (non-catalog) error behind a thrown value, for the server log: the value
+ * itself when it is not a ServiceError, the `cause` `toServiceError` kept when it wrapped one,
+ * else undefined (a catalog error, or an execution error, is not a bug).
+ */
+export function unexpectedCause(err: unknown): unknown {
+  if (!(err instanceof ServiceError)) return err;
+  return err.code === 'INTERNAL_ERROR' ? err.cause : undefined;
+}
+
+/** The log fields of an unexpected error: its message and stack (never sent to the caller). */
+export function unexpectedFields(cause: unknown): { err: string; stack?: string } {
+  if (cause instanceof Error) return cause.stack === undefined ? { err: cause.message } : { err: cause.message, stack: cause.stack };
+  return { err: String(cause) };
 }

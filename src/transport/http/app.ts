@@ -6,6 +6,8 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from '../../log.js';
 import type { Tracing } from '../../observe/tracing.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../answer-bound.js';
+import { unexpectedFields } from '../../service/errors.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { callContextOf } from './call-context.js';
@@ -27,6 +29,8 @@ import { registerHttpTracing } from './tracing.js';
 /** Options of the HTTP adapter. */
 export interface HttpAppOptions {
   readonly bodyLimit: number;
+  /** `--max-response-bytes` (default 10 MiB): a larger answer is LIMIT_EXCEEDED. */
+  readonly maxResponseBytes?: number;
   readonly requestTimeoutMs: number;
   readonly debugMode: boolean;
   readonly multiTenancy: boolean;
@@ -53,13 +57,14 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   const deps: RouteDeps = {
     service,
     debugMode: options.debugMode,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     ...(options.tenants ? { tenants: options.tenants } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.debugRuleset ? { debugRuleset: options.debugRuleset } : {}),
   };
   const routes = activeRoutes(ROUTES, deps);
   const drain = new Drain();
-  const reportUnexpected: ReportUnexpected = (err, e, url) => options.logger?.error({ err: (err as Error)?.message, url }, 'unexpected error');
+  const reportUnexpected: ReportUnexpected = (err, e, url) => options.logger?.error({ ...unexpectedFields(err), code: e.code, url: urlForLog(url) }, 'unexpected error');
   const { bodyLimit, requestTimeoutMs, multiTenancy } = options;
   const hotOn = options.hotDispatch !== false && !options.tracing && !options.requestLog && !options.debugMode;
   const app = Fastify({
@@ -97,4 +102,9 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   registerRoutes(app, routes, deps, ctxOf);
   if (options.debugMode && options.debugRuleset) registerDebugCors(app);
   return app;
+}
+
+/** A request URL as logged: at most 256 characters (a long path parameter is not logged whole). */
+function urlForLog(url: string): string {
+  return url.length > 256 ? `${url.slice(0, 256)}...` : url;
 }

@@ -22,6 +22,7 @@
  * (`--otlp-endpoint`), per-request debug lines (`--log-level debug`) and debug mode (CORS).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkAnswerText } from '../answer-bound.js';
 import { callContextOf } from './call-context.js';
 import type { Drain } from './drain.js';
 import { closesEarly, errorAnswer, type ReportUnexpected } from './errors.js';
@@ -72,6 +73,7 @@ export function compileHotRoutes(routes: readonly Route[]): HotMatcher[] {
 /** Builds the hot dispatcher of one HTTP adapter over the hot routes of `routes`. */
 export function createHotDispatch(routes: readonly Route[], o: HotDispatchOptions): HotDispatch {
   const { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain } = o;
+  const maxResponseBytes = deps.maxResponseBytes;
   const matchers = compileHotRoutes(routes);
   const count = matchers.length;
 
@@ -119,6 +121,7 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
       let text: string;
       try {
         text = handle(deps, callContextOf(req, multiTenancy), param, body, req);
+        checkAnswerText(text, maxResponseBytes);
       } catch (e) {
         sendError(req, res, e, false);
         return;

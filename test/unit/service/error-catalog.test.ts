@@ -54,6 +54,7 @@ describe('error catalog', () => {
       UNSUPPORTED_MEDIA_TYPE: 415,
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
+      LIMIT_EXCEEDED: 500,
       TIMEOUT: 500,
       NOT_READY: 503,
     };
