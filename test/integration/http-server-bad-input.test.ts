@@ -138,6 +138,55 @@ describe('svc-server: bad input', () => {
     }
   });
 
+  it('a path parameter over 128 characters is 400 BAD_REQUEST with the catalog body and without the URL', async () => {
+    for (const n of [129, 1025, 10_000]) {
+      const name = 'a'.repeat(n);
+      for (const [method, path] of [
+        ['GET', `${API}/rulesets/${name}`],
+        ['DELETE', `${API}/rulesets/${name}`],
+        ['GET', `${API}/rulesets/${name}/versions`],
+        ['POST', `${API}/execute/${name}`],
+        ['POST', `${API}/execute/${name}/batch`],
+      ] as const) {
+        const body = method === 'POST' ? '{"input":{},"inputs":[{}]}' : undefined;
+        const r = await rawRequest(server.url, method, path, body);
+        await expectError(`${method} ${n}-character name`, r, 400, 'BAD_REQUEST');
+        assert.ok(!r.text.includes('a'.repeat(100)), `${method} ${n}: the URL is not echoed back: ${r.text.slice(0, 200)}`);
+      }
+    }
+  });
+
+  it('a ruleset named tenants is 400 BAD_REQUEST with the reason, not a storage failure', async () => {
+    const r = await rawRequest(server.url, 'POST', `${API}/rulesets`, JSON.stringify(ageRules('tenants')));
+    await expectError('config.name tenants', r, 400, 'BAD_REQUEST');
+    assert.match(JSON.stringify(r.body.problems), /reserved/);
+  });
+
+  it('a body whose charset is not UTF-8 is 415 UNSUPPORTED_MEDIA_TYPE; UTF-8 spellings are taken', async () => {
+    const latin1 = Buffer.from('{"expression":"s","context":{"s":"caf\u00e9"}}', 'latin1');
+    for (const type of ['application/json; charset=latin1', 'application/json; charset=ISO-8859-1', 'application/json;charset="utf-16"']) {
+      for (const path of [`${API}/eval`, `${API}/execute/good`, `${API}/rulesets`]) {
+        await expectError(`${type} ${path}`, await rawRequest(server.url, 'POST', path, latin1, { 'content-type': type }), 415, 'UNSUPPORTED_MEDIA_TYPE', /charset/);
+      }
+    }
+    const utf8 = '{"expression":"s","context":{"s":"caf\u00e9"}}';
+    for (const type of ['application/json; charset=utf-8', 'application/json; charset=UTF8', 'application/json; charset="utf-8"', 'application/json']) {
+      const r = await rawRequest(server.url, 'POST', `${API}/eval`, utf8, { 'content-type': type });
+      assert.equal(r.status, 200, `${type}: ${r.text}`);
+      assert.equal(r.body.result, 'caf\u00e9');
+    }
+  });
+
+  it('an HTTP/1.1 request without Host is 400 with the catalog body; HTTP/1.0 needs none', async () => {
+    const r = await rawExchange(server.url, 'GET /healthz/live HTTP/1.1\r\n\r\n');
+    assert.equal(r.status, 400, r.head);
+    assert.match(r.head, /\r\nconnection: close/i);
+    assert.deepEqual(r.body, { error: 'an HTTP/1.1 request must have a Host header', code: 'BAD_REQUEST' });
+    const old = await rawExchange(server.url, 'GET /healthz/live HTTP/1.0\r\n\r\n');
+    assert.match(old.head, /^HTTP\/1\.[01] 200 /);
+    await stillServing('no Host');
+  });
+
   it('nothing outside the rules dir was touched, and the rules dir holds only what the API wrote', () => {
     assert.deepEqual(snapshotTree(tmp.path, ['a/b/rules']), outside);
     assert.deepEqual(readdirSync(rulesDir).sort(), ['.health_probe', 'good.json']);

@@ -14,16 +14,17 @@ import { callContextOf } from './call-context.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
 import { Drain } from './drain.js';
 import type { ReportUnexpected } from './errors.js';
-import { registerErrorHandler, registerNotFound } from './fastify-errors.js';
+import { frameworkErrors, registerErrorHandler, registerNotFound } from './fastify-errors.js';
 import { registerRoutes } from './fastify-routes.js';
 import { registerDebugCors, registerDrainHooks } from './hooks.js';
-import { createHotDispatch } from './hot-dispatch.js';
+import { createHotDispatch, MAX_PATH_PARAM } from './hot-dispatch.js';
 import { readJsonBody } from './json-body.js';
+import { charsetError } from './media-type.js';
 import { registerRequestLog, type RequestLogger } from './request-log.js';
 import { type RouteDeps, activeRoutes } from './route.js';
 import { compileAllowedMethods } from './route-match.js';
 import { ROUTES } from './routes.js';
-import { hotDispatchServer } from './server-factory.js';
+import { httpServer } from './server-factory.js';
 import { registerHttpTracing } from './tracing.js';
 
 /** Options of the HTTP adapter. */
@@ -68,7 +69,9 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   const { bodyLimit, requestTimeoutMs, multiTenancy } = options;
   const hotOn = options.hotDispatch !== false && !options.tracing && !options.requestLog && !options.debugMode;
   const app = Fastify({
-    ...(hotOn ? { serverFactory: hotDispatchServer(createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected })) } : {}),
+    // NOTE: always our server factory: it answers a request without Host with the catalog body
+    // (node's own answer has an empty body), and puts the hot dispatcher in front when it is on.
+    serverFactory: httpServer(hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected }) : null),
     logger: false,
     bodyLimit,
     // NOTE: body-read timeouts are enforced by readJsonBody so that the 408 carries the
@@ -78,10 +81,13 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     // NOTE: fastify's own closing answer is a 503 without `code`; the drain hook sends the
     // catalog body instead (DECISIONS.md 3: every error body is {error, code}).
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 1024 },
+    // NOTE (EXTENSIONS.md 6): a path parameter over 128 characters (the longest ruleset name or
+    // tenant id) is 400 BAD_REQUEST without the URL echoed back (`frameworkErrors`).
+    routerOptions: { maxParamLength: MAX_PATH_PARAM },
+    frameworkErrors,
     // Headers count against the request timeout too, and errors before a request exists
     // (malformed HTTP, header timeout) get the catalog body.
-    http: headerTimeoutOptions(requestTimeoutMs),
+    http: { ...headerTimeoutOptions(requestTimeoutMs), requireHostHeader: false },
     clientErrorHandler: clientErrorHandler(requestTimeoutMs),
   });
   // Observability hooks first, so that requests answered by a later hook are seen too.
@@ -90,6 +96,14 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', (request, _payload, done) => {
+    // NOTE (EXTENSIONS.md 6): a charset other than UTF-8 is 415; the hot dispatcher only takes
+    // the UTF-8 spellings, so the check lives on this path alone.
+    const refused = charsetError(request.headers['content-type']);
+    if (refused !== null) {
+      done(refused);
+      request.raw.resume();
+      return;
+    }
     readJsonBody(request.raw, bodyLimit, requestTimeoutMs, done);
   });
   // NOTE: chosen once here; without tracing the routes build the plain context only.

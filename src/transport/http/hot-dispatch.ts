@@ -53,8 +53,8 @@ interface HotMatcher {
   readonly route: TextRoute;
 }
 
-/** Longest path parameter taken (SPEC.md: ruleset names are 1-128 characters). */
-const MAX_PARAM = 128;
+/** Longest path parameter (SPEC.md: ruleset names are 1-128 characters); fastify's router uses it too. */
+export const MAX_PATH_PARAM = 128;
 
 /** Compiles the hot routes of `routes` into matchers (once per adapter). */
 export function compileHotRoutes(routes: readonly Route[]): HotMatcher[] {
@@ -139,7 +139,7 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
  */
 function isPlainParam(url: string, start: number): boolean {
   const n = url.length - start;
-  if (n < 1 || n > MAX_PARAM || url.charCodeAt(start) === 46) return false;
+  if (n < 1 || n > MAX_PATH_PARAM || url.charCodeAt(start) === 46) return false;
   for (let i = start; i < url.length; i++) {
     const c = url.charCodeAt(i);
     // 0-9, A-Z, a-z, '_', '-', '.'
