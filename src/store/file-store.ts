@@ -68,6 +68,12 @@ export interface FileStoreOptions {
   readonly lock?: RwLock;
   /** Clock in ms (history timestamps). Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Remove the temp files of interrupted writes at the first load (./temp-sweep.ts). Default
+   * true; false for an instance that does not own the dir (a reader sharing a writer's dir,
+   * whose write in progress has a temp file that looks the same).
+   */
+  readonly sweepTempFiles?: boolean;
 }
 
 /** File-backed `RuleStore` (see the module comment). */
@@ -84,7 +90,7 @@ export class FileStore implements RuleStore, RuleHistory {
   private readonly lock: RwLock;
   private readonly logger: StoreLogger | undefined;
   /** Whether the stale temp files were removed (first load only). */
-  private swept = false;
+  private swept: boolean;
   private readonly now: () => number;
 
   /** Creates the rules dir when missing (mkdir -p); throws when that fails. */
@@ -99,6 +105,7 @@ export class FileStore implements RuleStore, RuleHistory {
     this.emitter = storeEmitter(options.logger);
     this.lock = options.lock ?? new RwLock('store');
     this.now = options.now ?? Date.now;
+    this.swept = options.sweepTempFiles === false;
     this.files = new DiskRuleFiles(this.rulesDir, this.now);
     mkdirSync(this.rulesDir, { recursive: true });
   }

@@ -61,6 +61,13 @@ describe('stale temp files of atomic writes', () => {
     assert.equal((await readdir(join(dir, '.versions', 'loan'))).length, 1);
   });
 
+  it('a store that does not own the dir (a reader) leaves them', async () => {
+    const tmp = await interrupted(join(dir, 'loan.json'));
+    const store = new FileStore({ rulesDir: dir, sweepTempFiles: false });
+    await store.load(testPrepare);
+    assert.ok(existsSync(tmp));
+  });
+
   it('a dir without temp files: nothing removed, no log line', async () => {
     assert.deepEqual(await removeStaleTempFiles(join(dir, 'missing')), []);
     const lines: unknown[] = [];
