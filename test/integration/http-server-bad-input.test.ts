@@ -1,12 +1,14 @@
 /**
  * Hostile and broken input against the real `svc-server` process: every request gets its 4xx
  * with the catalog body, the server keeps serving after each one, and nothing outside the rules
- * dir is touched. Also the request timeout (408) over a raw TCP socket.
+ * dir is touched. Also the request timeout (408) over a raw TCP socket, and the answer bound
+ * (`--max-response-bytes`) on HTTP and gRPC.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { connect, Status, type TestClient } from '../helpers/grpc-client.js';
 import { http, startServer, tempDir, type ServerProcess } from '../helpers/server-process.js';
 import { ageRules, isCatalogError, rawExchange, rawRequest, snapshotTree, type RawReply } from './http-support.js';
 
@@ -231,5 +233,36 @@ describe('svc-server: request timeout', () => {
     assert.equal(huge.status, 400, huge.head);
     assert.deepEqual(huge.body, { error: 'request headers are too large', code: 'BAD_REQUEST' });
     assert.equal((await http(server.url, 'GET', '/health')).status, 200);
+  });
+});
+
+describe('svc-server: --max-response-bytes', () => {
+  let server: ServerProcess;
+  let grpcClient: TestClient;
+  before(async () => {
+    server = await startServer(['--max-response-bytes', '3000']);
+    grpcClient = connect(server.grpcAddress);
+    assert.equal((await http(server.url, 'POST', `${API}/rulesets`, ageRules('good'))).status, 200);
+  });
+  after(async () => {
+    grpcClient?.close();
+    await server.stop('SIGKILL');
+  });
+
+  it('HTTP: an answer over the bound is 500 LIMIT_EXCEEDED naming the flag; smaller answers pass', async () => {
+    const big = await rawRequest(server.url, 'POST', `${API}/eval`, JSON.stringify({ expression: 'upper(s)', context: { s: 'x'.repeat(3000) } }));
+    assert.ok(isCatalogError(big, 500, 'LIMIT_EXCEEDED'), big.text);
+    assert.match(big.body.error, /^answer of 30[0-9]{2} bytes exceeds --max-response-bytes \(3000\)$/);
+    const batch = await rawRequest(server.url, 'POST', `${API}/execute/good/batch`, JSON.stringify({ inputs: Array.from({ length: 100 }, () => ({ user: { age: 30 } })) }));
+    assert.ok(isCatalogError(batch, 500, 'LIMIT_EXCEEDED'), batch.text);
+    assert.equal((await rawRequest(server.url, 'POST', `${API}/execute/good`, JSON.stringify({ input: { user: { age: 30 } } }))).status, 200);
+  });
+
+  it('gRPC: RESOURCE_EXHAUSTED with svc-error-code LIMIT_EXCEEDED', async () => {
+    const out = await grpcClient.call('Eval', { expression: 'upper(s)', context_json: JSON.stringify({ s: 'x'.repeat(3000) }) });
+    assert.equal(out.ok, false);
+    assert.ok(!out.ok && out.code === Status.RESOURCE_EXHAUSTED && out.svcCode === 'LIMIT_EXCEEDED', JSON.stringify(out));
+    const small = await grpcClient.call('Eval', { expression: 'upper(s)', context_json: '{"s":"x"}' });
+    assert.ok(small.ok);
   });
 });
