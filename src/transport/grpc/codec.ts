@@ -55,9 +55,19 @@ export function encodeExecuteResult(result: ExecutionResult, maxBytes = Infinity
   return msg;
 }
 
-/** `ListRuleSetsResponse`; a null description becomes "" (proto3 strings have no null). */
-export function encodeList(list: readonly RulesetInfo[]): ListRuleSetsResponseMsg {
-  return { rulesets: list.map((r) => ({ name: r.name, version: r.version, description: r.description ?? '' })) };
+/**
+ * `ListRuleSetsResponse`; a null description becomes "" (proto3 strings have no null). The
+ * texts of its entries together are bounded by `maxBytes` like every answer.
+ */
+export function encodeList(list: readonly RulesetInfo[], maxBytes = Infinity): ListRuleSetsResponseMsg {
+  let chars = 0;
+  const rulesets = list.map((r) => {
+    const description = r.description ?? '';
+    chars += r.name.length + r.version.length + description.length;
+    return { name: r.name, version: r.version, description };
+  });
+  checkAnswerBytes(chars, maxBytes);
+  return { rulesets };
 }
 
 /** `EvalResponse`: the result value as JSON text, bounded by `maxBytes` with the parsed text. */

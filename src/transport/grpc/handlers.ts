@@ -70,7 +70,7 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
     Execute: unary<ExecuteRequestMsg>('Execute', (req, ctx) =>
       encodeExecuteResult(service.execute(ctx, req.name, parseJsonField('input_json', req.input_json), req.trace), max),
     ),
-    ListRuleSets: unary('ListRuleSets', (_req, ctx) => encodeList(service.listRulesets(ctx))),
+    ListRuleSets: unary('ListRuleSets', (_req, ctx) => encodeList(service.listRulesets(ctx), max)),
     GetRuleSet: unary<GetRuleSetRequestMsg>('GetRuleSet', (req, ctx) => encodeRuleset(service.getRuleset(ctx, req.name), max)),
     Eval: unary<EvalRequestMsg>('Eval', (req, ctx) =>
       // NOTE: an empty or blank context_json is a missing context, which means {}, and `null` is

@@ -37,6 +37,7 @@ describe('encoding', () => {
   });
   it('RuleSetInfo: a null description is ""', () => {
     assert.deepEqual(encodeList([{ name: 'n', version: '1', description: null }]), { rulesets: [{ name: 'n', version: '1', description: '' }] });
+    assert.throws(() => encodeList([{ name: 'n', version: '1', description: 'd'.repeat(100) }], 50), (e: ServiceError) => e.code === 'LIMIT_EXCEEDED');
   });
   it('BatchItem errors carry the catalog code and its gRPC status', () => {
     const out = encodeBatch({
