@@ -158,6 +158,14 @@ describe('svc-server: bad input', () => {
     }
   });
 
+  it('a URL whose parameter does not decode is 400 BAD_REQUEST with the catalog body', async () => {
+    for (const path of [`${API}/rulesets/%E0%A4%A`, `${API}/rulesets/%ZZ/versions`]) {
+      const r = await rawRequest(server.url, 'GET', path);
+      await expectError(`GET ${path}`, r, 400, 'BAD_REQUEST');
+      assert.ok(!r.text.includes('%'), `${path}: the URL is not echoed back: ${r.text}`);
+    }
+  });
+
   it('a ruleset named tenants is 400 BAD_REQUEST with the reason, not a storage failure', async () => {
     const r = await rawRequest(server.url, 'POST', `${API}/rulesets`, JSON.stringify(ageRules('tenants')));
     await expectError('config.name tenants', r, 400, 'BAD_REQUEST');
