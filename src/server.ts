@@ -48,7 +48,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     allowUnsignedLocal: config.signatureAllowUnsignedLocal,
   };
 
-  const store = createStore({ rulesDir: config.rulesDir, maxVersions: config.maxVersions, logger });
+  // NOTE: a reader may share its writer's dir; only an instance that writes removes temp files.
+  const store = createStore({ rulesDir: config.rulesDir, maxVersions: config.maxVersions, logger, sweepTempFiles: config.role !== 'reader' });
   const metrics = config.metricsEnabled ? new Metrics({ version: VERSION, rulesCount: () => store.count(), tenantLabel: config.multiTenancyEnabled }) : null;
   // Audit lines reach stdout in one write per event-loop turn (audit throughput); flushed by audit.close()
   // and, should the process end without a shutdown, at exit.
@@ -102,6 +103,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (!config.disableHttp) {
     const app = buildHttpApp(service, {
       bodyLimit: config.maxRequestBodyBytes,
+      maxResponseBytes: config.maxResponseBytes,
       requestTimeoutMs: config.requestTimeoutSecs * 1000,
       debugMode: config.debugMode,
       debugRuleset: (ctx, name) => service.debugRuleset(ctx, name),

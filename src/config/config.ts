@@ -220,6 +220,7 @@ export function parseConfig(
     grpcTlsCert: r.str('grpc-tls-cert'),
     grpcTlsKey: r.str('grpc-tls-key'),
     maxRequestBodyBytes: r.num('max-request-body-bytes'),
+    maxResponseBytes: r.num('max-response-bytes'),
     requestTimeoutSecs: r.num('request-timeout-secs'),
     shutdownTimeoutSecs: r.num('shutdown-timeout-secs'),
     debugMode: r.bool('debug-mode'),

@@ -82,6 +82,7 @@ export const FLAGS: readonly FlagDef[] = [
   { name: 'grpc-tls-cert', env: 'SVC_GRPC_TLS_CERT', kind: TEXT, default: null, group: 'Network', doc: 'PEM certificate for gRPC TLS (needs --grpc-tls-key).', example: '/etc/svc/tls.crt' },
   { name: 'grpc-tls-key', env: 'SVC_GRPC_TLS_KEY', kind: TEXT, default: null, group: 'Network', doc: 'PEM private key for gRPC TLS (needs --grpc-tls-cert).', example: '/etc/svc/tls.key' },
   { name: 'max-request-body-bytes', env: 'SVC_MAX_REQUEST_BODY_BYTES', kind: POSITIVE, default: '10485760', group: 'Network', doc: 'Largest accepted HTTP request body in bytes (larger: 413).', example: '1048576' },
+  { name: 'max-response-bytes', env: 'SVC_MAX_RESPONSE_BYTES', kind: POSITIVE, default: '10485760', group: 'Network', doc: 'Largest answer in bytes, HTTP and gRPC (larger: LIMIT_EXCEEDED, the answer is not sent).', example: '1048576' },
   { name: 'request-timeout-secs', env: 'SVC_REQUEST_TIMEOUT_SECS', kind: NON_NEGATIVE, default: '30', group: 'Network', doc: 'Time allowed to receive a whole HTTP request, in seconds (408 after it); 0 disables.', example: '60' },
   { name: 'shutdown-timeout-secs', env: 'SVC_SHUTDOWN_TIMEOUT_SECS', kind: NON_NEGATIVE, default: '30', group: 'Network', doc: 'After SIGTERM/SIGINT, wait this many seconds for in-flight requests.', example: '5' },
   { name: 'debug-mode', env: 'SVC_DEBUG_MODE', kind: BOOL, default: 'false', group: 'Network', doc: 'Enable CORS for any origin and the debug API endpoints.', example: 'true' },

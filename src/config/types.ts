@@ -22,6 +22,8 @@ export interface Config {
   readonly grpcTlsCert: string | null;
   readonly grpcTlsKey: string | null;
   readonly maxRequestBodyBytes: number;
+  /** Largest answer (HTTP body, gRPC message text) in bytes. */
+  readonly maxResponseBytes: number;
   /** 0 disables the request timeout. */
   readonly requestTimeoutSecs: number;
   readonly shutdownTimeoutSecs: number;

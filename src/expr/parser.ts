@@ -326,7 +326,11 @@ class Parser {
   //        | '(' '-' unary unary ')'            -- prefix minus: read when the infix reading `-x …` cannot continue
   private parseGroup(): Node {
     const open = this.next();
-    this.enter(open.pos);
+    // NOTE (round trip, DECISIONS.md 2 limits): render writes `!x` as `(! x)` and `if` as
+    // `(if …)`; a group opened by `!` or `if` is that construct's level (it counts itself), so
+    // the rendered text of any accepted expression is not deeper than its source.
+    const counted = !this.opensLevel(this.peek());
+    if (counted) this.enter(open.pos);
     let node: Node;
     const m = this.binaryOpHere();
     if (m !== null && m.op !== '-') {
@@ -340,8 +344,13 @@ class Parser {
       node = this.parseExpression();
     }
     this.expectOp(')');
-    this.leave();
+    if (counted) this.leave();
     return node;
+  }
+
+  /** True when `tok` starts a construct that opens its own nesting level (`!`, `if`). */
+  private opensLevel(tok: Token): boolean {
+    return this.isOp(tok, '!') || (tok.kind === 'ident' && tok.text === 'if');
   }
 
   /**
@@ -352,9 +361,9 @@ class Parser {
   private parseMinusGroup(open: Token): Node {
     const minus = this.next();
     const numberNext = this.peek().kind === 'number';
-    this.enter(minus.pos);
+    // NOTE (round trip): `(- x)` is one level, the group's, like `-x` (render writes the latter
+    // as the former); the operand is still read one level down.
     const first = this.parseUnary();
-    this.leave();
     if (this.startsOperand(this.peek())) {
       const right = this.parseUnary();
       return { kind: 'binary', op: '-', left: first, right, pos: open.pos };

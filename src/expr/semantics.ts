@@ -47,8 +47,9 @@ export function jsonEquals(a: JsonValue, b: JsonValue): boolean {
 /**
  * Compares two strings by Unicode code point: negative, zero or positive.
  * NOTE: JavaScript's `<` on strings compares UTF-16 code units, which orders U+E000..U+FFFF
- * after supplementary characters; the spec orders by code point, so the first differing code
- * units are remapped when both are at or above U+D800.
+ * after supplementary characters; the spec orders by code point, so when the first differing
+ * code units are both at or above U+D800 the code points there are compared instead (a lone
+ * surrogate is its own code point: `"\ude00" < "😀"`).
  */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
@@ -56,17 +57,25 @@ export function compareStrings(a: string, b: string): number {
   // NOTE (work budget): a scan of a long string counts its length (budget.ts).
   if (n > 64) charge(n);
   for (let i = 0; i < n; i++) {
-    let ca = a.charCodeAt(i);
-    let cb = b.charCodeAt(i);
-    if (ca !== cb) {
-      if (ca >= 0xd800 && cb >= 0xd800) {
-        ca = ca >= 0xe000 ? ca - 0x800 : ca + 0x2000;
-        cb = cb >= 0xe000 ? cb - 0x800 : cb + 0x2000;
-      }
-      return ca - cb;
-    }
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca !== cb) return ca >= 0xd800 && cb >= 0xd800 ? compareCodePointsAt(a, b, i) : ca - cb;
   }
   return a.length - b.length;
+}
+
+/** Code point order of `a` and `b`, equal before unit `i` and different at it. */
+function compareCodePointsAt(a: string, b: string, i: number): number {
+  // Start at the code point holding unit i: one unit back when the (shared) unit before is a
+  // high surrogate, since unit i may be the second half of its pair.
+  let j = i > 0 && (a.charCodeAt(i - 1) & 0xfc00) === 0xd800 ? i - 1 : i;
+  for (;;) {
+    const pa = a.codePointAt(j);
+    const pb = b.codePointAt(j);
+    if (pa === undefined || pb === undefined) return (pa === undefined ? 0 : 1) - (pb === undefined ? 0 : 1);
+    if (pa !== pb) return pa - pb;
+    j += pa > 0xffff ? 2 : 1;
+  }
 }
 
 /** Ordering `< <= > >=`: numbers with numbers, strings with strings (by code point); any other pair is false. */

@@ -11,6 +11,7 @@ import type { JsonValue } from '../expr/ast.js';
 import { copyJson, isPlainObject, joinKey, setOwn } from './json.js';
 import { parseExpression, type ParsedExpression } from './expressions.js';
 import { isValidRulesetName, type FieldMissing } from './model.js';
+import { reservedNameReason } from './reserved-names.js';
 import type { Problem } from './result.js';
 
 /** Location used for a problem with the document as a whole. */
@@ -99,6 +100,9 @@ class Checker {
     if (name === undefined) this.add('config.name', 'required');
     else if (!isValidRulesetName(name)) {
       this.add('config.name', "must be 1-128 characters of A-Z a-z 0-9 _ - . and not start with '.'");
+    } else {
+      const reserved = reservedNameReason(name);
+      if (reserved !== undefined) this.add('config.name', reserved);
     }
     if (version !== undefined && typeof version !== 'string') this.add('config.version', 'must be a string');
     // NOTE: a null description means "none" (list entries show null), so it is accepted.

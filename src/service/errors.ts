@@ -60,7 +60,8 @@ export const ERROR_CATALOG = {
     http: 500,
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,
     evalHttp: 400,
-    meaning: 'An evaluation exceeded its work budget (--max-eval-ops, --max-value-bytes, 100,000 array elements); 400 on /eval.',
+    meaning:
+      'A bound on one request was exceeded: the work budget of an evaluation (--max-eval-ops, --max-value-bytes, 100,000 array elements; 400 on /eval) or the answer size (--max-response-bytes; 500 on every route).',
   },
   NOT_READY: { http: 503, grpc: GrpcStatus.UNAVAILABLE, meaning: 'A readiness check failed.' },
 } as const satisfies Record<string, CatalogEntry>;
@@ -77,6 +78,8 @@ export class ServiceError extends Error {
     readonly details?: Readonly<Record<string, unknown>>,
     options?: ServiceErrorOptions,
   ) {
+    // NOTE: `cause` keeps a non-catalog error (with its stack) for the server log only; it is
+    // never part of the answer (`toBody`).
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     if (options?.eval === true) this.onEval = true;
   }
@@ -140,4 +143,20 @@ export function toServiceError(err: unknown): ServiceError {
     return new ServiceError('LIMIT_EXCEEDED', err.message);
   }
   return new ServiceError('INTERNAL_ERROR', `internal error: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+}
+
+/**
+ * The unexpected (non-catalog) error behind a thrown value, for the server log: the value
+ * itself when it is not a ServiceError, the `cause` `toServiceError` kept when it wrapped one,
+ * else undefined (a catalog error, or an execution error, is not a bug).
+ */
+export function unexpectedCause(err: unknown): unknown {
+  if (!(err instanceof ServiceError)) return err;
+  return err.code === 'INTERNAL_ERROR' ? err.cause : undefined;
+}
+
+/** The log fields of an unexpected error: its message and stack (never sent to the caller). */
+export function unexpectedFields(cause: unknown): { err: string; stack?: string } {
+  if (cause instanceof Error) return cause.stack === undefined ? { err: cause.message } : { err: cause.message, stack: cause.stack };
+  return { err: String(cause) };
 }

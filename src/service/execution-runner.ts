@@ -3,7 +3,7 @@
  * tenant's timeout, metrics, the sampled `rule_executed` audit line and, with tracing on, the
  * execution span. Arguments are checked by the façade before they get here.
  *
- * This is the service's hot path (issue 9): the option objects are built once, an untraced
+ * This is the service's hot path (bench/NOTES.md): the option objects are built once, an untraced
  * execution allocates nothing here, and with tracing off `run` tests one field to choose the
  * untraced path.
  */
@@ -128,12 +128,16 @@ export class ExecutionRunner {
         meter.ops = 0;
         try {
           if (!isPlainObject(input)) throw new ServiceError('BAD_REQUEST', `inputs[${i}] must be a JSON object`);
-          // NOTE (speed, issue 9): this item starts at the previous reading (./batch-clock.ts).
+          // NOTE (speed, bench/NOTES.md): this item starts at the previous reading (./batch-clock.ts).
           clock.reuseNext();
           results[i] = this.run(ctx, rec, input, trace);
           success++;
         } catch (err) {
-          const e = err instanceof ServiceError ? err : this.serviceError(err);
+          const e = toServiceError(err);
+          // An item's error is answered in the item and never reaches a transport: an
+          // unexpected one is logged here, with its stack (a thrown one is logged by the transport).
+          const cause = e.unexpected;
+          if (cause !== undefined) this.deps.logger.error({ err: cause.message, stack: cause.stack, item: i }, 'unexpected error');
           results[i] = { error: e.message, code: e.code };
         }
         ops += meter.ops;
@@ -173,12 +177,12 @@ export class ExecutionRunner {
     return result;
   }
 
-  /** The catalog error for a failed execution; an unexpected error is logged with its stack here. */
+  /**
+   * The catalog error for a failed execution. An unexpected error keeps its cause, which the
+   * transport that answers it logs with its stack (a batch logs its items' own).
+   */
   private serviceError(err: unknown): ServiceError {
-    const e = toServiceError(err);
-    const cause = e.unexpected;
-    if (cause !== undefined) this.deps.logger.error({ err: cause.message, stack: cause.stack }, 'unexpected error');
-    return e;
+    return toServiceError(err);
   }
 
   /** Execute options for a record: `base`, or its tenant's copy with `execution_timeout_ms`. */

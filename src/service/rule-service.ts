@@ -273,14 +273,11 @@ export class RuleService implements RuleServiceApi {
   }
 
   /**
-   * `toServiceError`, and an unexpected error (INTERNAL_ERROR with a `cause`) is logged here
-   * with its stack: the transports log only errors that are not ServiceErrors.
+   * `toServiceError`: an unexpected error becomes INTERNAL_ERROR with the original as its
+   * `cause`, which the transport that answers it logs with its stack.
    */
   private catalogError(err: unknown): ServiceError {
-    const e = toServiceError(err);
-    const cause = e.unexpected;
-    if (cause !== undefined) this.deps.logger.error({ err: cause.message, stack: cause.stack }, 'unexpected error');
-    return e;
+    return toServiceError(err);
   }
 
   /**

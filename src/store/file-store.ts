@@ -41,6 +41,7 @@ import { RecordMap, assertStorableRecord } from './record-map.js';
 import { RwLock } from './rw-lock.js';
 import { DiskRuleFiles } from './rule-files.js';
 import { scanRulesDir, type SkippedEntry } from './scan.js';
+import { removeStaleTempFiles } from './temp-sweep.js';
 import type {
   LoadReport,
   PrepareFile,
@@ -67,6 +68,12 @@ export interface FileStoreOptions {
   readonly lock?: RwLock;
   /** Clock in ms (history timestamps). Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Remove the temp files of interrupted writes at the first load (./temp-sweep.ts). Default
+   * true; false for an instance that does not own the dir (a reader sharing a writer's dir,
+   * whose write in progress has a temp file that looks the same).
+   */
+  readonly sweepTempFiles?: boolean;
 }
 
 /** File-backed `RuleStore` (see the module comment). */
@@ -82,6 +89,8 @@ export class FileStore implements RuleStore, RuleHistory {
   private readonly emitter: Emitter<StoreEvent>;
   private readonly lock: RwLock;
   private readonly logger: StoreLogger | undefined;
+  /** Whether the stale temp files were removed (first load only). */
+  private swept: boolean;
   private readonly now: () => number;
 
   /** Creates the rules dir when missing (mkdir -p); throws when that fails. */
@@ -96,6 +105,7 @@ export class FileStore implements RuleStore, RuleHistory {
     this.emitter = storeEmitter(options.logger);
     this.lock = options.lock ?? new RwLock('store');
     this.now = options.now ?? Date.now;
+    this.swept = options.sweepTempFiles === false;
     this.files = new DiskRuleFiles(this.rulesDir, this.now);
     mkdirSync(this.rulesDir, { recursive: true });
   }
@@ -107,6 +117,13 @@ export class FileStore implements RuleStore, RuleHistory {
   async load(prepare: PrepareFile): Promise<LoadReport> {
     return this.lock.withWrite(async () => {
       await mkdir(this.rulesDir, { recursive: true });
+      // NOTE (EXTENSIONS.md 6 "Files"): temp files of writes interrupted before this start are
+      // removed by the first load, before this store writes anything.
+      if (!this.swept) {
+        this.swept = true;
+        const removed = await removeStaleTempFiles(this.rulesDir);
+        if (removed.length > 0) this.logger?.warn({ removed: removed.length, rules_dir: this.rulesDir }, 'removed temp files left by interrupted writes');
+      }
       const scan = await scanRulesDir(this.rulesDir);
       const skipped: SkippedEntry[] = [...scan.skipped];
       const loaded: RuleRecord[] = [];

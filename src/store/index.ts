@@ -42,6 +42,8 @@ export interface CreateStoreOptions {
   /** `--max-versions` (default 10). */
   readonly maxVersions?: number;
   readonly logger?: StoreLogger;
+  /** Remove temp files of interrupted writes at the first load (default true; false for a reader). */
+  readonly sweepTempFiles?: boolean;
 }
 
 /** Creates a `FileStore` when a rules dir is given (creating the dir), else a `MemoryStore`. */
@@ -51,6 +53,7 @@ export function createStore(options: CreateStoreOptions): RuleStore {
       rulesDir: options.rulesDir,
       ...(options.maxVersions !== undefined ? { maxVersions: options.maxVersions } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.sweepTempFiles !== undefined ? { sweepTempFiles: options.sweepTempFiles } : {}),
     });
   }
   return new MemoryStore(options.logger ? { logger: options.logger } : {});

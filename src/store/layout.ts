@@ -15,6 +15,7 @@
  */
 import { join } from 'node:path';
 import { isValidRulesetName } from '../ruleset/model.js';
+import { reservedNameReason } from '../ruleset/reserved-names.js';
 import { DEFAULT_TENANT } from './types.js';
 
 /** Directory of every tenant except the default one. */
@@ -42,12 +43,14 @@ export function assertValidTenant(tenant: unknown): asserts tenant is string {
 }
 
 /**
- * True when `(tenant, name)` would collide with the tenant registry file.
+ * True when `(tenant, name)` is a reserved name (src/ruleset/reserved-names.ts, the one list
+ * validation refuses too).
  * NOTE: the default tenant lives at the root, so its ruleset `tenants` would be `<dir>/tenants.json`,
- * which is the tenant registry (DECISIONS.md 8). The file store refuses that name in the default tenant.
+ * which is the tenant registry (DECISIONS.md 8). Validation refuses the names in every tenant; the
+ * file store only needs to skip them at the root (another tenant's `tenants.json` collides with nothing).
  */
 export function isReservedName(tenant: string, name: string): boolean {
-  return tenant === DEFAULT_TENANT && `${name}.json` === TENANTS_FILE;
+  return tenant === DEFAULT_TENANT && reservedNameReason(name) !== undefined;
 }
 
 /** Directory holding a tenant's rule files. */

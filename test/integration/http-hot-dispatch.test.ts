@@ -180,6 +180,8 @@ interface Case {
   readonly code?: string;
   /** True when the hot-dispatch app answers it without fastify (no `onRequest` hook runs). */
   readonly fast: boolean;
+  /** Answered by fastify's router before any hook runs (a path parameter over 128 characters). */
+  readonly router?: boolean;
   /** The JSON body reader rejects the body after reading it whole (400): the connection closes. */
   readonly bodyError?: boolean;
 }
@@ -218,7 +220,7 @@ const MATRIX: readonly Case[] = [
   { name: 'name ".x" (leading dot)', method: 'POST', path: execute('.x'), body: ADULT, status: 400, code: 'BAD_REQUEST', fast: false },
   { name: 'name "a..b"', method: 'POST', path: execute('a..b'), body: ADULT, status: 404, code: 'NOT_FOUND', fast: true },
   { name: 'name of 128 characters', method: 'POST', path: execute('a'.repeat(128)), body: ADULT, status: 404, code: 'NOT_FOUND', fast: true },
-  { name: 'name of 129 characters', method: 'POST', path: execute('a'.repeat(129)), body: ADULT, status: 400, code: 'BAD_REQUEST', fast: false },
+  { name: 'name of 129 characters', method: 'POST', path: execute('a'.repeat(129)), body: ADULT, status: 400, code: 'BAD_REQUEST', fast: false, router: true },
   { name: 'name with %2e (".x" encoded)', method: 'POST', path: execute('%2ex'), body: ADULT, status: 400, code: 'BAD_REQUEST', fast: false },
   { name: 'name with %65 ("age" encoded)', method: 'POST', path: execute('ag%65'), body: ADULT, status: 200, fast: false },
   { name: 'name with %2e%2e', method: 'POST', path: execute('%2e%2e'), body: ADULT, status: 400, code: 'BAD_REQUEST', fast: false },
@@ -256,7 +258,7 @@ const MATRIX: readonly Case[] = [
   { name: 'content-type application/json;charset=utf-8', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json;charset=utf-8' }, status: 200, fast: true },
   { name: 'content-type application/json; charset=UTF-8', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json; charset=UTF-8' }, status: 200, fast: true },
   { name: 'content-type Application/JSON', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'Application/JSON' }, status: 200, fast: false },
-  { name: 'content-type application/json; charset=latin1', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json; charset=latin1' }, status: 200, fast: false },
+  { name: 'content-type application/json; charset=latin1', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json; charset=latin1' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fast: false, bodyError: true },
   { name: 'content-type text/plain', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'text/plain' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fast: false },
   { name: 'content-type text/plain on eval', method: 'POST', path: EVAL, body: '{"expression":"1"}', headers: { 'content-type': 'text/plain' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fast: false },
   // eval
@@ -327,8 +329,9 @@ async function assertSameAnswer(
   if (c.code !== undefined) assert.ok(isCatalogError(a, c.status, c.code), `${where}: catalog error ${c.code}; got ${a.text.slice(0, 300)}`);
   if (a.status >= 400 || c.method === 'POST') assert.match(String(a.headers['content-type']), /^application\/json; charset=utf-8$/, where);
   assert.deepEqual(auditShape(audit.slice(auditBefore, auditMid)), auditShape(audit.slice(auditMid)), `${where}: same audit lines`);
-  assert.equal(fast.hits() - hitsBefore[0], c.fast ? 0 : 1, `${where}: ${c.fast ? 'answered by the hot dispatcher' : 'handed to fastify'} on the hot-dispatch app`);
-  assert.equal(slow.hits() - hitsBefore[1], 1, `${where}: fastify on the hotDispatch: false app`);
+  const hooks = c.router === true ? 0 : 1;
+  assert.equal(fast.hits() - hitsBefore[0], c.fast ? 0 : hooks, `${where}: ${c.fast ? 'answered by the hot dispatcher' : 'handed to fastify'} on the hot-dispatch app`);
+  assert.equal(slow.hits() - hitsBefore[1], hooks, `${where}: fastify on the hotDispatch: false app`);
   return a;
 }
 

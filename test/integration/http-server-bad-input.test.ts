@@ -1,12 +1,14 @@
 /**
  * Hostile and broken input against the real `svc-server` process: every request gets its 4xx
  * with the catalog body, the server keeps serving after each one, and nothing outside the rules
- * dir is touched. Also the request timeout (408) over a raw TCP socket.
+ * dir is touched. Also the request timeout (408) over a raw TCP socket, and the answer bound
+ * (`--max-response-bytes`) on HTTP and gRPC.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { connect, Status, type TestClient } from '../helpers/grpc-client.js';
 import { http, startServer, tempDir, type ServerProcess } from '../helpers/server-process.js';
 import { ageRules, isCatalogError, rawExchange, rawRequest, snapshotTree, type RawReply } from './http-support.js';
 
@@ -138,6 +140,63 @@ describe('svc-server: bad input', () => {
     }
   });
 
+  it('a path parameter over 128 characters is 400 BAD_REQUEST with the catalog body and without the URL', async () => {
+    for (const n of [129, 1025, 10_000]) {
+      const name = 'a'.repeat(n);
+      for (const [method, path] of [
+        ['GET', `${API}/rulesets/${name}`],
+        ['DELETE', `${API}/rulesets/${name}`],
+        ['GET', `${API}/rulesets/${name}/versions`],
+        ['POST', `${API}/execute/${name}`],
+        ['POST', `${API}/execute/${name}/batch`],
+      ] as const) {
+        const body = method === 'POST' ? '{"input":{},"inputs":[{}]}' : undefined;
+        const r = await rawRequest(server.url, method, path, body);
+        await expectError(`${method} ${n}-character name`, r, 400, 'BAD_REQUEST');
+        assert.ok(!r.text.includes('a'.repeat(100)), `${method} ${n}: the URL is not echoed back: ${r.text.slice(0, 200)}`);
+      }
+    }
+  });
+
+  it('a URL whose parameter does not decode is 400 BAD_REQUEST with the catalog body', async () => {
+    for (const path of [`${API}/rulesets/%E0%A4%A`, `${API}/rulesets/%ZZ/versions`]) {
+      const r = await rawRequest(server.url, 'GET', path);
+      await expectError(`GET ${path}`, r, 400, 'BAD_REQUEST');
+      assert.ok(!r.text.includes('%'), `${path}: the URL is not echoed back: ${r.text}`);
+    }
+  });
+
+  it('a ruleset named tenants is 400 BAD_REQUEST with the reason, not a storage failure', async () => {
+    const r = await rawRequest(server.url, 'POST', `${API}/rulesets`, JSON.stringify(ageRules('tenants')));
+    await expectError('config.name tenants', r, 400, 'BAD_REQUEST');
+    assert.match(JSON.stringify(r.body.problems), /reserved/);
+  });
+
+  it('a body whose charset is not UTF-8 is 415 UNSUPPORTED_MEDIA_TYPE; UTF-8 spellings are taken', async () => {
+    const latin1 = Buffer.from('{"expression":"s","context":{"s":"caf\u00e9"}}', 'latin1');
+    for (const type of ['application/json; charset=latin1', 'application/json; charset=ISO-8859-1', 'application/json;charset="utf-16"']) {
+      for (const path of [`${API}/eval`, `${API}/execute/good`, `${API}/rulesets`]) {
+        await expectError(`${type} ${path}`, await rawRequest(server.url, 'POST', path, latin1, { 'content-type': type }), 415, 'UNSUPPORTED_MEDIA_TYPE', /charset/);
+      }
+    }
+    const utf8 = '{"expression":"s","context":{"s":"caf\u00e9"}}';
+    for (const type of ['application/json; charset=utf-8', 'application/json; charset=UTF8', 'application/json; charset="utf-8"', 'application/json']) {
+      const r = await rawRequest(server.url, 'POST', `${API}/eval`, utf8, { 'content-type': type });
+      assert.equal(r.status, 200, `${type}: ${r.text}`);
+      assert.equal(r.body.result, 'caf\u00e9');
+    }
+  });
+
+  it('an HTTP/1.1 request without Host is 400 with the catalog body; HTTP/1.0 needs none', async () => {
+    const r = await rawExchange(server.url, 'GET /healthz/live HTTP/1.1\r\n\r\n');
+    assert.equal(r.status, 400, r.head);
+    assert.match(r.head, /\r\nconnection: close/i);
+    assert.deepEqual(r.body, { error: 'an HTTP/1.1 request must have a Host header', code: 'BAD_REQUEST' });
+    const old = await rawExchange(server.url, 'GET /healthz/live HTTP/1.0\r\n\r\n');
+    assert.match(old.head, /^HTTP\/1\.[01] 200 /);
+    await stillServing('no Host');
+  });
+
   it('nothing outside the rules dir was touched, and the rules dir holds only what the API wrote', () => {
     assert.deepEqual(snapshotTree(tmp.path, ['a/b/rules']), outside);
     assert.deepEqual(readdirSync(rulesDir).sort(), ['.health_probe', 'good.json']);
@@ -182,5 +241,36 @@ describe('svc-server: request timeout', () => {
     assert.equal(huge.status, 400, huge.head);
     assert.deepEqual(huge.body, { error: 'request headers are too large', code: 'BAD_REQUEST' });
     assert.equal((await http(server.url, 'GET', '/health')).status, 200);
+  });
+});
+
+describe('svc-server: --max-response-bytes', () => {
+  let server: ServerProcess;
+  let grpcClient: TestClient;
+  before(async () => {
+    server = await startServer(['--max-response-bytes', '3000']);
+    grpcClient = connect(server.grpcAddress);
+    assert.equal((await http(server.url, 'POST', `${API}/rulesets`, ageRules('good'))).status, 200);
+  });
+  after(async () => {
+    grpcClient?.close();
+    await server.stop('SIGKILL');
+  });
+
+  it('HTTP: an answer over the bound is 500 LIMIT_EXCEEDED naming the flag; smaller answers pass', async () => {
+    const big = await rawRequest(server.url, 'POST', `${API}/eval`, JSON.stringify({ expression: 'upper(s)', context: { s: 'x'.repeat(3000) } }));
+    assert.ok(isCatalogError(big, 500, 'LIMIT_EXCEEDED'), big.text);
+    assert.match(big.body.error, /^answer of 30[0-9]{2} bytes exceeds --max-response-bytes \(3000\)$/);
+    const batch = await rawRequest(server.url, 'POST', `${API}/execute/good/batch`, JSON.stringify({ inputs: Array.from({ length: 100 }, () => ({ user: { age: 30 } })) }));
+    assert.ok(isCatalogError(batch, 500, 'LIMIT_EXCEEDED'), batch.text);
+    assert.equal((await rawRequest(server.url, 'POST', `${API}/execute/good`, JSON.stringify({ input: { user: { age: 30 } } }))).status, 200);
+  });
+
+  it('gRPC: RESOURCE_EXHAUSTED with svc-error-code LIMIT_EXCEEDED', async () => {
+    const out = await grpcClient.call('Eval', { expression: 'upper(s)', context_json: JSON.stringify({ s: 'x'.repeat(3000) }) });
+    assert.equal(out.ok, false);
+    assert.ok(!out.ok && out.code === Status.RESOURCE_EXHAUSTED && out.svcCode === 'LIMIT_EXCEEDED', JSON.stringify(out));
+    const small = await grpcClient.call('Eval', { expression: 'upper(s)', context_json: '{"s":"x"}' });
+    assert.ok(small.ok);
   });
 });

@@ -99,6 +99,8 @@ const mutant = (base: unknown): fc.Arbitrary<unknown> =>
 interface Req {
   readonly path: string;
   readonly body: string;
+  /** Extra request headers (a Content-Type with a charset). */
+  readonly headers?: Record<string, string>;
 }
 
 const asJson = (path: string) => (v: unknown): Req => ({ path, body: JSON.stringify(v) ?? 'null' });
@@ -117,6 +119,15 @@ const GENERATORS: Record<string, fc.Arbitrary<Req>> = {
     .filter(([, body]) => !isJson(body))
     .map(([path, body]) => ({ path, body })),
   'execute: a random ruleset name': fc.string({ maxLength: 40 }).map((name) => asJson(`${API}/execute/${encodeURIComponent(name)}`)({ input: INPUT })),
+  'any name route: a long name': fc
+    .tuple(fc.constantFrom(`${API}/execute/`, `${API}/rulesets/`, `${API}/execute/`), fc.integer({ min: 100, max: 5000 }), fc.constantFrom('', '/batch', '/filter', '/rollback'))
+    .map(([route, n, tail]) => asJson(`${route}${'n'.repeat(n)}${tail}`)({ input: INPUT, inputs: [INPUT], seq: 1, ...FILTER })),
+  'any route: a Content-Type charset': fc
+    .tuple(
+      fc.constantFrom(`${API}/rulesets`, `${API}/execute/loan`, `${API}/eval`, `${API}/rulesets/loan/filter`, `${API}/execute/loan/batch`),
+      fc.constantFrom('utf-8', 'UTF-8', 'utf8', '"utf-8"', 'latin1', 'iso-8859-1', 'utf-16', 'us-ascii', '', 'x;y'),
+    )
+    .map(([path, charset]) => ({ path, body: JSON.stringify(path.endsWith('/eval') ? EVAL : path.endsWith('/filter') ? FILTER : { input: INPUT, inputs: [INPUT] }), headers: { 'content-type': `application/json; charset=${charset}` } })),
 };
 
 /** SPEC.md's 500s: execution errors (execute, batch) and filters the format cannot express. */
@@ -233,7 +244,7 @@ test(`random and damaged bodies on every body route: 2xx, a catalog 4xx, or one 
   for (const [name, gen] of Object.entries(GENERATORS)) {
     const reqs = fc.sample(gen, { numRuns: RUNS, seed: SEED + g++ });
     for (const req of reqs) {
-      const answer = await send(server.url, 'POST', req.path, req.body);
+      const answer = await send(server.url, 'POST', req.path, req.body, req.headers);
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       const problem = problemOf(req.path, answer);
       if (problem !== null && failures.length < 10) failures.push(`${name}: ${problem}: POST ${req.path} ${req.body.slice(0, 300)}\n  -> ${answer.text.slice(0, 300)}`);

@@ -5,6 +5,7 @@
 import { ERROR_CATALOG, GrpcStatus, ServiceError, type ErrorCode } from '../../service/errors.js';
 import type { BatchItem, BatchResult, EvalResult, HealthInfo, RulesetInfo } from '../../service/types.js';
 import type { ExecutionResult } from '../../ruleset/result.js';
+import { checkAnswerBytes, checkAnswerText } from '../answer-bound.js';
 import { parseJsonText } from '../json-text.js';
 import type {
   BatchExecuteResponseMsg,
@@ -37,26 +38,50 @@ export function parseJsonField(field: string, text: string, whenEmpty?: unknown)
   }
 }
 
-/** `ExecuteResponse` of one execution result (`trace` only when the result has one). */
-export function encodeExecuteResult(result: ExecutionResult): ExecuteResponseMsg {
+/**
+ * `ExecuteResponse` of one execution result (`trace` only when the result has one); its
+ * `output_json` is bounded by `maxBytes` (`--max-response-bytes`, EXTENSIONS.md 6 "Answers").
+ */
+export function encodeExecuteResult(result: ExecutionResult, maxBytes = Infinity): ExecuteResponseMsg {
+  const output = JSON.stringify(result.output);
+  checkAnswerText(output, maxBytes);
   const msg: ExecuteResponseMsg = {
     code: result.code,
     message: result.message,
-    output_json: JSON.stringify(result.output),
+    output_json: output,
     duration_us: result.duration_us,
   };
   if (result.trace) msg.trace = { path: result.trace.path, steps: result.trace.steps };
   return msg;
 }
 
-/** `ListRuleSetsResponse`; a null description becomes "" (proto3 strings have no null). */
-export function encodeList(list: readonly RulesetInfo[]): ListRuleSetsResponseMsg {
-  return { rulesets: list.map((r) => ({ name: r.name, version: r.version, description: r.description ?? '' })) };
+/**
+ * `ListRuleSetsResponse`; a null description becomes "" (proto3 strings have no null). The
+ * texts of its entries together are bounded by `maxBytes` like every answer.
+ */
+export function encodeList(list: readonly RulesetInfo[], maxBytes = Infinity): ListRuleSetsResponseMsg {
+  let chars = 0;
+  const rulesets = list.map((r) => {
+    const description = r.description ?? '';
+    chars += r.name.length + r.version.length + description.length;
+    return { name: r.name, version: r.version, description };
+  });
+  checkAnswerBytes(chars, maxBytes);
+  return { rulesets };
 }
 
-/** `EvalResponse`: the result value as JSON text. */
-export function encodeEval(out: EvalResult): EvalResponseMsg {
-  return { result_json: JSON.stringify(out.result) ?? 'null', parsed: out.parsed };
+/** `EvalResponse`: the result value as JSON text, bounded by `maxBytes` with the parsed text. */
+export function encodeEval(out: EvalResult, maxBytes = Infinity): EvalResponseMsg {
+  const result = JSON.stringify(out.result) ?? 'null';
+  checkAnswerText(result, maxBytes - out.parsed.length);
+  return { result_json: result, parsed: out.parsed };
+}
+
+/** `GetRuleSetResponse`: the ruleset document as JSON text, bounded by `maxBytes`. */
+export function encodeRuleset(doc: unknown, maxBytes = Infinity): { ruleset_json: string } {
+  const text = JSON.stringify(doc);
+  checkAnswerText(text, maxBytes);
+  return { ruleset_json: text };
 }
 
 /** `HealthResponse` of the `/health` body. */
@@ -64,18 +89,27 @@ export function encodeHealth(info: HealthInfo): HealthResponseMsg {
   return { status: info.status, version: info.version, uptime_seconds: info.uptime_seconds, rules_count: info.storage.rules_count };
 }
 
-/** `BatchExecuteResponse`: each item a result or its error (with the gRPC status of its code). */
-export function encodeBatch(batch: BatchResult): BatchExecuteResponseMsg {
-  return {
-    results: batch.results.map(encodeBatchItem),
-    summary: { ...batch.summary },
-  };
+/**
+ * `BatchExecuteResponse`: each item a result or its error (with the gRPC status of its code).
+ * The items' JSON texts together are bounded by `maxBytes`: encoding stops once their length
+ * is over it (a string longer than the byte bound is over it).
+ */
+export function encodeBatch(batch: BatchResult, maxBytes = Infinity): BatchExecuteResponseMsg {
+  const results: BatchItemMsg[] = [];
+  let chars = 0;
+  for (const item of batch.results) {
+    const msg = encodeBatchItem(item, maxBytes);
+    chars += 'result' in msg ? msg.result.output_json.length : msg.error.error.length;
+    checkAnswerBytes(chars, maxBytes);
+    results.push(msg);
+  }
+  return { results, summary: { ...batch.summary } };
 }
 
-function encodeBatchItem(item: BatchItem): BatchItemMsg {
+function encodeBatchItem(item: BatchItem, maxBytes: number): BatchItemMsg {
   if ('error' in item) {
     const entry = ERROR_CATALOG[item.code as ErrorCode] as { grpc: number } | undefined;
     return { error: { error: item.error, code: item.code, status: entry?.grpc ?? GrpcStatus.INTERNAL } };
   }
-  return { result: encodeExecuteResult(item) };
+  return { result: encodeExecuteResult(item, maxBytes) };
 }

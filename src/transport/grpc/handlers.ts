@@ -5,9 +5,10 @@
  */
 import type { Logger } from '../../log.js';
 import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { ServiceError } from '../../service/errors.js';
+import { ServiceError, unexpectedCause, unexpectedFields } from '../../service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
-import { encodeBatch, encodeEval, encodeExecuteResult, encodeHealth, encodeList, parseJsonField } from './codec.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../answer-bound.js';
+import { encodeBatch, encodeEval, encodeExecuteResult, encodeHealth, encodeList, encodeRuleset, parseJsonField } from './codec.js';
 import type {
   BatchExecuteRequestMsg,
   EvalRequestMsg,
@@ -21,6 +22,8 @@ import { toCatalogError, toGrpcStatus } from './status.js';
 export interface GrpcHandlerOptions {
   /** Read the tenant from metadata `x-tenant-id` (DECISIONS.md 8); otherwise `default`. */
   readonly multiTenancy: boolean;
+  /** `--max-response-bytes` (default 10 MiB): a larger answer is LIMIT_EXCEEDED. */
+  readonly maxResponseBytes?: number;
   /** Where unexpected (non-catalog) errors are reported. */
   readonly logger?: Pick<Logger, 'error'>;
   /** The request span's context of a call (tracing on, ./instrument.ts); absent: untraced contexts. */
@@ -33,6 +36,7 @@ type Call = ServerUnaryCall<unknown, unknown>;
 /** Builds the implementation of `rules.RuleService` over the façade. */
 export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerOptions): UntypedServiceImplementation {
   const traceOf = options.traceContextOf;
+  const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   // NOTE: chosen once here; without tracing every call builds the plain context only.
   const ctxOf =
     traceOf === undefined
@@ -40,7 +44,10 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
       : (call: Call): CallContext => new TracedGrpcCallContext(options.multiTenancy ? tenantOf(call.metadata) : 'default', call, traceOf(call));
 
   const fail = (err: unknown, method: string, callback: sendUnaryData<unknown>): void => {
-    if (!(err instanceof ServiceError)) options.logger?.error({ err: toCatalogError(err).message, method }, 'unexpected error');
+    // NOTE (EXTENSIONS.md 6): an unexpected error is logged with its stack, also when the façade
+    // already wrapped it (toServiceError keeps it as `cause`); the caller gets the message only.
+    const cause = unexpectedCause(err);
+    if (cause !== undefined) options.logger?.error({ ...unexpectedFields(cause), code: toCatalogError(err).code, method }, 'unexpected error');
     callback(toGrpcStatus(err));
   };
 
@@ -61,19 +68,18 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
 
   return {
     Execute: unary<ExecuteRequestMsg>('Execute', (req, ctx) =>
-      encodeExecuteResult(service.execute(ctx, req.name, parseJsonField('input_json', req.input_json), req.trace)),
+      encodeExecuteResult(service.execute(ctx, req.name, parseJsonField('input_json', req.input_json), req.trace), max),
     ),
-    ListRuleSets: unary('ListRuleSets', (_req, ctx) => encodeList(service.listRulesets(ctx))),
-    GetRuleSet: unary<GetRuleSetRequestMsg>('GetRuleSet', (req, ctx) => ({
-      ruleset_json: JSON.stringify(service.getRuleset(ctx, req.name)),
-    })),
+    ListRuleSets: unary('ListRuleSets', (_req, ctx) => encodeList(service.listRulesets(ctx), max)),
+    GetRuleSet: unary<GetRuleSetRequestMsg>('GetRuleSet', (req, ctx) => encodeRuleset(service.getRuleset(ctx, req.name), max)),
     Eval: unary<EvalRequestMsg>('Eval', (req, ctx) =>
-      // NOTE: an empty context_json is a missing context, which means {} (DECISIONS.md 2).
-      encodeEval(service.evaluate(ctx, req.expression, parseJsonField('context_json', req.context_json, {}))),
+      // NOTE: an empty or blank context_json is a missing context, which means {}, and `null` is
+      // {} as on HTTP (DECISIONS.md 2; docs/decisions.md "gRPC context_json").
+      encodeEval(service.evaluate(ctx, req.expression, parseJsonField('context_json', req.context_json, {})), max),
     ),
     BatchExecute: unary<BatchExecuteRequestMsg>('BatchExecute', (req, ctx) => {
       const inputs = req.inputs_json.map((text, i) => parseJsonField(`inputs_json[${i}]`, text));
-      return encodeBatch(service.executeBatch(ctx, req.name, inputs, req.trace));
+      return encodeBatch(service.executeBatch(ctx, req.name, inputs, req.trace), max);
     }),
     // Health is the readiness check, like HTTP /health: a failed check is UNAVAILABLE.
     Health: (call: Call, callback: sendUnaryData<unknown>): void => {

@@ -16,7 +16,7 @@ import { prepareSocketPath, removeSocket, udsTarget } from './uds.js';
 /** The config slice the gRPC server reads. */
 export type GrpcConfig = Pick<
   Config,
-  'grpcAddr' | 'disableGrpc' | 'udsPath' | 'grpcTlsCert' | 'grpcTlsKey' | 'maxRequestBodyBytes' | 'multiTenancyEnabled' | 'shutdownTimeoutSecs'
+  'grpcAddr' | 'disableGrpc' | 'udsPath' | 'grpcTlsCert' | 'grpcTlsKey' | 'maxRequestBodyBytes' | 'maxResponseBytes' | 'multiTenancyEnabled' | 'shutdownTimeoutSecs'
 >;
 
 /** What `startGrpcServer` needs from the logger. */
@@ -59,6 +59,7 @@ export async function startGrpcServer(
   const instrument = observe.tracing || observe.requestLog ? new GrpcInstrumentation(observe) : null;
   const handlers = buildGrpcHandlers(service, {
     multiTenancy: config.multiTenancyEnabled,
+    maxResponseBytes: config.maxResponseBytes,
     logger,
     ...(instrument && observe.tracing ? { traceContextOf: instrument.contextOf } : {}),
   });

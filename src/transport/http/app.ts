@@ -6,27 +6,32 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from '../../log.js';
 import type { Tracing } from '../../observe/tracing.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../answer-bound.js';
+import { unexpectedFields } from '../../service/errors.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { callContextOf } from './call-context.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
 import { Drain } from './drain.js';
 import type { ReportUnexpected } from './errors.js';
-import { registerErrorHandler, registerNotFound } from './fastify-errors.js';
+import { frameworkErrors, registerErrorHandler, registerNotFound } from './fastify-errors.js';
 import { registerRoutes } from './fastify-routes.js';
 import { registerDebugCors, registerDrainHooks } from './hooks.js';
-import { createHotDispatch } from './hot-dispatch.js';
+import { createHotDispatch, MAX_PATH_PARAM } from './hot-dispatch.js';
 import { readJsonBody } from './json-body.js';
+import { charsetError } from './media-type.js';
 import { registerRequestLog, type RequestLogger } from './request-log.js';
 import { type RouteDeps, activeRoutes } from './route.js';
 import { compileAllowedMethods } from './route-match.js';
 import { ROUTES } from './routes.js';
-import { hotDispatchServer } from './server-factory.js';
+import { httpServer } from './server-factory.js';
 import { registerHttpTracing } from './tracing.js';
 
 /** Options of the HTTP adapter. */
 export interface HttpAppOptions {
   readonly bodyLimit: number;
+  /** `--max-response-bytes` (default 10 MiB): a larger answer is LIMIT_EXCEEDED. */
+  readonly maxResponseBytes?: number;
   readonly requestTimeoutMs: number;
   readonly debugMode: boolean;
   readonly multiTenancy: boolean;
@@ -53,17 +58,20 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   const deps: RouteDeps = {
     service,
     debugMode: options.debugMode,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     ...(options.tenants ? { tenants: options.tenants } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.debugRuleset ? { debugRuleset: options.debugRuleset } : {}),
   };
   const routes = activeRoutes(ROUTES, deps);
   const drain = new Drain();
-  const reportUnexpected: ReportUnexpected = (err, e, url) => options.logger?.error({ err: (err as Error)?.message, url }, 'unexpected error');
+  const reportUnexpected: ReportUnexpected = (err, e, url) => options.logger?.error({ ...unexpectedFields(err), code: e.code, url: urlForLog(url) }, 'unexpected error');
   const { bodyLimit, requestTimeoutMs, multiTenancy } = options;
   const hotOn = options.hotDispatch !== false && !options.tracing && !options.requestLog && !options.debugMode;
   const app = Fastify({
-    ...(hotOn ? { serverFactory: hotDispatchServer(createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected })) } : {}),
+    // NOTE: always our server factory: it answers a request without Host with the catalog body
+    // (node's own answer has an empty body), and puts the hot dispatcher in front when it is on.
+    serverFactory: httpServer(hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected }) : null),
     logger: false,
     bodyLimit,
     // NOTE: body-read timeouts are enforced by readJsonBody so that the 408 carries the
@@ -73,10 +81,13 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     // NOTE: fastify's own closing answer is a 503 without `code`; the drain hook sends the
     // catalog body instead (DECISIONS.md 3: every error body is {error, code}).
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 1024 },
+    // NOTE (EXTENSIONS.md 6): a path parameter over 128 characters (the longest ruleset name or
+    // tenant id) is 400 BAD_REQUEST without the URL echoed back (`frameworkErrors`).
+    routerOptions: { maxParamLength: MAX_PATH_PARAM },
+    frameworkErrors,
     // Headers count against the request timeout too, and errors before a request exists
     // (malformed HTTP, header timeout) get the catalog body.
-    http: headerTimeoutOptions(requestTimeoutMs),
+    http: { ...headerTimeoutOptions(requestTimeoutMs), requireHostHeader: false },
     clientErrorHandler: clientErrorHandler(requestTimeoutMs),
   });
   // Observability hooks first, so that requests answered by a later hook are seen too.
@@ -85,6 +96,14 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', (request, _payload, done) => {
+    // NOTE (EXTENSIONS.md 6): a charset other than UTF-8 is 415; the hot dispatcher only takes
+    // the UTF-8 spellings, so the check lives on this path alone.
+    const refused = charsetError(request.headers['content-type']);
+    if (refused !== null) {
+      done(refused);
+      request.raw.resume();
+      return;
+    }
     readJsonBody(request.raw, bodyLimit, requestTimeoutMs, done);
   });
   // NOTE: chosen once here; without tracing the routes build the plain context only.
@@ -97,4 +116,9 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   registerRoutes(app, routes, deps, ctxOf);
   if (options.debugMode && options.debugRuleset) registerDebugCors(app);
   return app;
+}
+
+/** A request URL as logged: at most 256 characters (a long path parameter is not logged whole). */
+function urlForLog(url: string): string {
+  return url.length > 256 ? `${url.slice(0, 256)}...` : url;
 }

@@ -4,10 +4,10 @@
  * the rules every error answer follows on both request paths (`errorAnswer`).
  */
 import type { IncomingMessage } from 'node:http';
-import { type ErrorCode, ServiceError, toServiceError } from '../../service/errors.js';
+import { type ErrorCode, ServiceError, toServiceError, unexpectedCause } from '../../service/errors.js';
 import { lingerOnClose } from './linger.js';
 
-/** Logs a failure that is not a catalog error (a bug) and became the 5xx `e`. */
+/** Logs a failure that is not a catalog error (a bug; `err` is the original, with its stack) and became the 5xx `e`. */
 export type ReportUnexpected = (err: unknown, e: ServiceError, url: string) => void;
 
 const BY_STATUS: Record<number, ErrorCode> = {
@@ -51,7 +51,12 @@ export function toHttpError(err: unknown): ServiceError {
  */
 export function errorAnswer(err: unknown, req: IncomingMessage, report: ReportUnexpected): ServiceError {
   const e = toHttpError(err);
-  if (e.httpStatus >= 500 && !(err instanceof ServiceError)) report(err, e, req.url ?? '');
+  // NOTE (EXTENSIONS.md 6: an unexpected error is logged with its stack): also when the façade
+  // already wrapped it (toServiceError keeps it as `cause`).
+  if (e.httpStatus >= 500) {
+    const cause = unexpectedCause(err);
+    if (cause !== undefined) report(cause, e, req.url ?? '');
+  }
   if (closesEarly(e)) lingerOnClose(req.socket);
   return e;
 }

@@ -17,10 +17,10 @@ export function executeAnswer(service: RuleServiceApi, ctx: CallContext, name: s
 }
 
 /** The 200 answer of `POST /api/v1/execute/:name/batch` as JSON text; throws a ServiceError otherwise. */
-export function batchAnswer(service: RuleServiceApi, ctx: CallContext, name: string, body: unknown): string {
+export function batchAnswer(service: RuleServiceApi, ctx: CallContext, name: string, body: unknown, maxResponseBytes = Infinity): string {
   const b = objectBody(body, 'a JSON object with an "inputs" array');
   if (b['inputs'] === undefined) throw new ServiceError('BAD_REQUEST', 'inputs is required');
-  return serializeBatch(service.executeBatch(ctx, name, b['inputs'], traceFlag(b['trace'])));
+  return serializeBatch(service.executeBatch(ctx, name, b['inputs'], traceFlag(b['trace'])), maxResponseBytes);
 }
 
 /** The 200 answer of `POST /api/v1/eval` as JSON text; throws a ServiceError otherwise. */

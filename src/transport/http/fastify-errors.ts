@@ -4,7 +4,7 @@
  * is 405 with `Allow` when another method has a route on its path (from the route table),
  * else 404.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../service/errors.js';
 import { closesEarly, errorAnswer, type ReportUnexpected } from './errors.js';
 import type { AllowedMethods } from './route-match.js';
@@ -32,4 +32,14 @@ export function registerNotFound(app: FastifyInstance, allowedMethods: AllowedMe
     }
     void reply.code(404).send(new ServiceError('NOT_FOUND', `no route for ${req.method} ${path}`).toBody());
   });
+}
+
+/**
+ * fastify's `frameworkErrors`: errors its router raises before a route runs (a path parameter
+ * longer than the router's `maxParamLength`, a URL that does not decode). Catalog body, 400,
+ * and the URL is not echoed back (EXTENSIONS.md 6: it can be kilobytes long).
+ */
+export function frameworkErrors(err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply): void {
+  const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is longer than 128 characters' : err.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid' : 'bad request';
+  void reply.code(400).send(new ServiceError('BAD_REQUEST', message).toBody());
 }

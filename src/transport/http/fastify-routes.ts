@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { ServiceError } from '../../service/errors.js';
+import { checkAnswerText } from '../answer-bound.js';
 import type { CallContext } from '../../service/types.js';
 import { type Route, type RouteDeps, paramName } from './route.js';
 import { JSON_TYPE } from './serialize.js';
@@ -25,23 +26,27 @@ function fastifyHandler(route: Route, deps: RouteDeps, ctxOf: FastifyCallContext
   switch (route.reply) {
     case 'text': {
       const handle = route.handle;
+      const max = deps.maxResponseBytes;
       return (req, reply) => {
-        void reply.type(JSON_TYPE).send(handle(deps, ctxOf(req), paramOf(req), req.body, req.raw));
+        const text = handle(deps, ctxOf(req), paramOf(req), req.body, req.raw);
+        checkAnswerText(text, max);
+        void reply.type(JSON_TYPE).send(text);
       };
     }
     case 'json': {
       const { handle, status } = route;
+      const max = deps.maxResponseBytes;
       return (req, reply) => {
         const value = handle(deps, ctxOf(req), paramOf(req), req.body, req.raw);
         // NOTE: fastify sends what a returned promise resolves to (async façade methods).
         if (value instanceof Promise) {
           if (status !== undefined) void reply.code(status);
           return value.then((v: unknown) => {
-            sendJson(reply, v);
+            sendJson(reply, v, max);
           });
         }
         if (status !== undefined) void reply.code(status);
-        sendJson(reply, value);
+        sendJson(reply, value, max);
         return undefined;
       };
     }
@@ -54,8 +59,10 @@ function fastifyHandler(route: Route, deps: RouteDeps, ctxOf: FastifyCallContext
     }
     case 'raw': {
       const handle = route.handle;
+      const max = deps.maxResponseBytes;
       return (req, reply) =>
         handle(deps, ctxOf(req), paramOf(req), req.body, req.raw).then(({ contentType, body }) => {
+          checkAnswerText(body, max);
           void reply.header('content-type', contentType).send(body);
         });
     }
@@ -64,10 +71,24 @@ function fastifyHandler(route: Route, deps: RouteDeps, ctxOf: FastifyCallContext
   }
 }
 
-/** Sends a JSON answer; a returned ServiceError is answered with its status and catalog body. */
-function sendJson(reply: FastifyReply, value: unknown): void {
-  if (value instanceof ServiceError) void reply.code(value.httpStatus).send(value.toBody());
-  else void reply.send(value);
+/**
+ * Sends a JSON answer; a returned ServiceError is answered with its status and catalog body.
+ * NOTE (EXTENSIONS.md 6 "Answers"): serialized here (what fastify's default serializer does,
+ * JSON.stringify) so that the text is bounded by `max` before it is sent; a larger answer
+ * throws LIMIT_EXCEEDED to the error handler.
+ */
+function sendJson(reply: FastifyReply, value: unknown, max: number): void {
+  if (value instanceof ServiceError) {
+    void reply.code(value.httpStatus).send(value.toBody());
+    return;
+  }
+  const text = JSON.stringify(value);
+  if (text === undefined) {
+    void reply.send(value);
+    return;
+  }
+  checkAnswerText(text, max);
+  void reply.type(JSON_TYPE).send(text);
 }
 
 function assertNever(route: never): never {

@@ -22,6 +22,7 @@
  * (`--otlp-endpoint`), per-request debug lines (`--log-level debug`) and debug mode (CORS).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkAnswerText } from '../answer-bound.js';
 import { callContextOf } from './call-context.js';
 import type { Drain } from './drain.js';
 import { closesEarly, errorAnswer, type ReportUnexpected } from './errors.js';
@@ -52,8 +53,8 @@ interface HotMatcher {
   readonly route: TextRoute;
 }
 
-/** Longest path parameter taken (SPEC.md: ruleset names are 1-128 characters). */
-const MAX_PARAM = 128;
+/** Longest path parameter (SPEC.md: ruleset names are 1-128 characters); fastify's router uses it too. */
+export const MAX_PATH_PARAM = 128;
 
 /** Compiles the hot routes of `routes` into matchers (once per adapter). */
 export function compileHotRoutes(routes: readonly Route[]): HotMatcher[] {
@@ -72,6 +73,7 @@ export function compileHotRoutes(routes: readonly Route[]): HotMatcher[] {
 /** Builds the hot dispatcher of one HTTP adapter over the hot routes of `routes`. */
 export function createHotDispatch(routes: readonly Route[], o: HotDispatchOptions): HotDispatch {
   const { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain } = o;
+  const maxResponseBytes = deps.maxResponseBytes;
   const matchers = compileHotRoutes(routes);
   const count = matchers.length;
 
@@ -119,6 +121,7 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
       let text: string;
       try {
         text = handle(deps, callContextOf(req, multiTenancy), param, body, req);
+        checkAnswerText(text, maxResponseBytes);
       } catch (e) {
         sendError(req, res, e, false);
         return;
@@ -136,7 +139,7 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
  */
 function isPlainParam(url: string, start: number): boolean {
   const n = url.length - start;
-  if (n < 1 || n > MAX_PARAM || url.charCodeAt(start) === 46) return false;
+  if (n < 1 || n > MAX_PATH_PARAM || url.charCodeAt(start) === 46) return false;
   for (let i = start; i < url.length; i++) {
     const c = url.charCodeAt(i);
     // 0-9, A-Z, a-z, '_', '-', '.'

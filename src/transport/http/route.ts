@@ -37,6 +37,8 @@ export type BodySchema = SchemaNode | 'none';
 export interface RouteDeps {
   readonly service: RuleServiceApi;
   readonly debugMode: boolean;
+  /** Largest answer body in bytes (`--max-response-bytes`); larger is LIMIT_EXCEEDED. */
+  readonly maxResponseBytes: number;
   /** Tenant management (`--multi-tenancy-enabled`). */
   readonly tenants?: TenantManagerApi;
   /** Renders `/metrics`; undefined when metrics are disabled. */

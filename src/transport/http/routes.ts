@@ -71,7 +71,7 @@ const SERVICE_ROUTES: readonly Route[] = [
       required: ['inputs'],
     },
     reply: 'text',
-    handle: (d, ctx, name, body) => batchAnswer(d.service, ctx, name, body),
+    handle: (d, ctx, name, body) => batchAnswer(d.service, ctx, name, body, d.maxResponseBytes),
   },
   {
     id: 'eval',

@@ -13,6 +13,7 @@
  */
 import type { ExecutionResult } from '../../ruleset/result.js';
 import type { BatchResult, EvalResult } from '../../service/types.js';
+import { answerTooLarge } from '../answer-bound.js';
 
 /** Content-Type of the answers written here (both request paths send it). */
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -79,9 +80,10 @@ export function serializeExecution(r: ExecutionResult): string {
  * Serializes a batch answer (POST /execute/:name/batch) exactly as JSON.stringify would: each
  * item through `serializeExecution` (a cached envelope per terminal; error items and any other
  * shape fall back to JSON.stringify inside it). About 3x faster than JSON.stringify on a batch
- * of 10,000 (bench/NOTES.md).
+ * of 10,000 (bench/NOTES.md). The text stops growing once it is longer than `maxChars`
+ * (LIMIT_EXCEEDED, EXTENSIONS.md 6 "Answers": a string longer than the byte bound is over it).
  */
-export function serializeBatch(b: BatchResult): string {
+export function serializeBatch(b: BatchResult, maxChars = Infinity): string {
   let i = 0;
   for (const key in b) {
     if (i === 0 ? key !== 'results' : i === 1 ? key !== 'summary' : true) return JSON.stringify(b);
@@ -95,6 +97,7 @@ export function serializeBatch(b: BatchResult): string {
     const item: unknown = results[k];
     // NOTE: JSON.stringify writes null for an array element that is not a JSON value.
     text += typeof item === 'object' && item !== null ? serializeExecution(item as ExecutionResult) : (JSON.stringify(item) ?? 'null');
+    if (text.length > maxChars) throw answerTooLarge(text.length, maxChars);
   }
   return `${text}],"summary":${JSON.stringify(b.summary)}}`;
 }

@@ -1,17 +1,28 @@
 /**
- * The listener of the HTTP adapter when the hot dispatcher is on: fastify's own HTTP/1 server
- * (fastify/lib/server.js, the same settings) with the hot dispatcher in front of fastify's
- * request handler; a request the dispatcher does not take goes to fastify as is.
+ * The listener of the HTTP adapter: fastify's own HTTP/1 server (fastify/lib/server.js, the
+ * same settings) with, in front of fastify's request handler, the Host rule and the hot
+ * dispatcher when it is on; a request the dispatcher does not take goes to fastify as is.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
+import { ServiceError } from '../../service/errors.js';
 import type { HotDispatch } from './hot-dispatch.js';
+import { JSON_TYPE } from './serialize.js';
 
-/** A fastify `serverFactory` that puts `hot` in front of fastify's handler. */
-export function hotDispatchServer(hot: HotDispatch): FastifyServerFactory {
+/**
+ * A fastify `serverFactory` that puts `hot` (or nothing) in front of fastify's handler. The
+ * server is created with `requireHostHeader: false` (app.ts): an HTTP/1.1 request without Host
+ * is answered here, 400 with the catalog body (node's own answer has an empty body).
+ */
+export function httpServer(hot: HotDispatch | null): FastifyServerFactory {
   return (handler, opts) => {
     const server = createServer((opts['http'] ?? {}) as object, (req, res) => {
-      if (!hot(req, res)) handler(req, res);
+      // NOTE: one property read per request (fastify and the dispatcher read headers anyway).
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+        missingHost(res);
+        return;
+      }
+      if (hot === null || !hot(req, res)) handler(req, res);
     });
     server.keepAliveTimeout = opts['keepAliveTimeout'] as number;
     server.requestTimeout = opts['requestTimeout'] as number;
@@ -20,4 +31,12 @@ export function hotDispatchServer(hot: HotDispatch): FastifyServerFactory {
     if (typeof perSocket === 'number' && perSocket > 0) server.maxRequestsPerSocket = perSocket;
     return server;
   };
+}
+
+const MISSING_HOST = JSON.stringify(new ServiceError('BAD_REQUEST', 'an HTTP/1.1 request must have a Host header').toBody());
+
+/** The answer to an HTTP/1.1 request without Host; the connection is closed, as node does. */
+function missingHost(res: ServerResponse): void {
+  res.writeHead(400, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(MISSING_HOST), connection: 'close' });
+  res.end(MISSING_HOST);
 }

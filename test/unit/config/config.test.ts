@@ -25,6 +25,7 @@ const DEFAULTS: Config = {
   grpcTlsCert: null,
   grpcTlsKey: null,
   maxRequestBodyBytes: 10485760,
+  maxResponseBytes: 10485760,
   requestTimeoutSecs: 30,
   shutdownTimeoutSecs: 30,
   debugMode: false,

@@ -38,6 +38,8 @@ export interface HarnessOptions {
   maxSteps?: number;
   sampleRate?: number;
   bodyLimit?: number;
+  /** `--max-response-bytes` (default 10 MiB). */
+  maxResponseBytes?: number;
   requestTimeoutMs?: number;
   metricsEnabled?: boolean;
   /** The store's lock (tests hold it to fail readiness). */
@@ -119,6 +121,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
   await store.load(service.prepareFile);
   const app = buildHttpApp(service, {
     bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     debugMode: false,
     multiTenancy: false,

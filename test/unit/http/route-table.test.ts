@@ -95,17 +95,17 @@ describe('route table', () => {
   it('tenant routes exist only with a tenant manager, the debug route only in debug mode with a renderer', () => {
     const service = {} as RuleServiceApi;
     const ids = (deps: Parameters<typeof activeRoutes>[1]) => activeRoutes(ROUTES, deps).map((r) => r.id);
-    const plain = ids({ service, debugMode: false });
+    const plain = ids({ service, debugMode: false, maxResponseBytes: 10485760 });
     assert.ok(!plain.some((id) => /Tenant/.test(id)) && !plain.includes('debugRuleset'));
-    assert.ok(ids({ service, debugMode: false, tenants: {} as TenantManagerApi }).includes('createTenant'));
-    assert.ok(!ids({ service, debugMode: true }).includes('debugRuleset'));
-    assert.ok(ids({ service, debugMode: true, debugRuleset: () => null }).includes('debugRuleset'));
+    assert.ok(ids({ service, debugMode: false, maxResponseBytes: 10485760, tenants: {} as TenantManagerApi }).includes('createTenant'));
+    assert.ok(!ids({ service, debugMode: true, maxResponseBytes: 10485760 }).includes('debugRuleset'));
+    assert.ok(ids({ service, debugMode: true, maxResponseBytes: 10485760, debugRuleset: () => null }).includes('debugRuleset'));
   });
 
   it('405 Allow lists are derived from the table, in table order (tenants only when they exist)', () => {
     const service = {} as RuleServiceApi;
-    const plain = compileAllowedMethods(activeRoutes(ROUTES, { service, debugMode: true, debugRuleset: () => null }));
-    const tenants = compileAllowedMethods(activeRoutes(ROUTES, { service, debugMode: false, tenants: {} as TenantManagerApi }));
+    const plain = compileAllowedMethods(activeRoutes(ROUTES, { service, debugMode: true, maxResponseBytes: 10485760, debugRuleset: () => null }));
+    const tenants = compileAllowedMethods(activeRoutes(ROUTES, { service, debugMode: false, maxResponseBytes: 10485760, tenants: {} as TenantManagerApi }));
     const cases: Array<[string, string[], string[]]> = [
       ['/api/v1/rulesets', ['GET', 'POST'], ['GET', 'POST']],
       ['/api/v1/rulesets/x', ['GET', 'DELETE'], ['GET', 'DELETE']],

@@ -22,7 +22,7 @@ interface Logged {
   msg: string | undefined;
 }
 
-async function makeService(opts: { maxEvalOps?: number; requestTimeoutMs?: number; clock?: () => number } = {}) {
+async function makeService(opts: { maxEvalOps?: number; requestTimeoutMs?: number; clock?: () => number; metrics?: typeof NO_METRICS } = {}) {
   const errors: Logged[] = [];
   const log = (obj: object, msg?: string) => void errors.push({ obj: obj as Record<string, unknown>, msg });
   const service = new RuleService(
@@ -39,7 +39,7 @@ async function makeService(opts: { maxEvalOps?: number; requestTimeoutMs?: numbe
     },
     {
       store: new MemoryStore(),
-      metrics: NO_METRICS,
+      metrics: opts.metrics ?? NO_METRICS,
       audit: { write: () => {} },
       sampler: { rate: 0, shouldSample: () => false },
       logger: { error: log, warn: () => {}, info: () => {}, debug: () => {} },
@@ -150,7 +150,7 @@ describe('unexpected errors', () => {
     assert.equal(toServiceError(new ExecutionError('STEP_LIMIT', 'x')).unexpected, undefined);
   });
 
-  it('an unexpected failure in /eval is INTERNAL_ERROR and is logged with its stack', async () => {
+  it('an unexpected failure in /eval is INTERNAL_ERROR keeping its cause for the transport to log (the service does not log it twice)', async () => {
     const { service, errors } = await makeService();
     const context = Object.defineProperty({}, 'x', {
       enumerable: true,
@@ -158,9 +158,28 @@ describe('unexpected errors', () => {
         throw new RangeError('getter failed');
       },
     });
-    rejects(() => service.evaluate(ctx, 'x + 1', context), 'INTERNAL_ERROR', 500, GrpcStatus.INTERNAL, /getter failed/);
+    const e = rejects(() => service.evaluate(ctx, 'x + 1', context), 'INTERNAL_ERROR', 500, GrpcStatus.INTERNAL, /getter failed/);
+    assert.match(String(e.unexpected?.stack), /RangeError: getter failed\n\s+at /);
+    assert.equal(errors.length, 0);
+  });
+
+  it('an unexpected failure of a batch item is answered in the item and logged once, with its stack', async () => {
+    let calls = 0;
+    const metrics = {
+      ...NO_METRICS,
+      recordExecution() {
+        if (++calls === 2) throw new RangeError('metrics failed');
+      },
+    };
+    const { service, errors } = await makeService({ metrics });
+    const batch = service.executeBatch(ctx, 'heavy', [light, light, light], false);
+    assert.deepEqual(
+      batch.results.map((r) => ('code' in r ? r.code : null)),
+      ['SAME', 'INTERNAL_ERROR', 'SAME'],
+    );
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.msg, 'unexpected error');
-    assert.match(String(errors[0]!.obj['stack']), /RangeError: getter failed\n\s+at /);
+    assert.equal(errors[0]!.obj['item'], 1);
+    assert.match(String(errors[0]!.obj['stack']), /RangeError: metrics failed\n\s+at /);
   });
 });

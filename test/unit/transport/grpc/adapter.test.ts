@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Metadata, status } from '@grpc/grpc-js';
-import { ERROR_CATALOG, ServiceError, type ErrorCode } from '../../../../src/service/errors.js';
+import { ERROR_CATALOG, ServiceError, toServiceError, type ErrorCode } from '../../../../src/service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../../../src/service/types.js';
 import { encodeBatch, encodeExecuteResult, encodeList, parseJsonField } from '../../../../src/transport/grpc/codec.js';
 import { buildGrpcHandlers, sourceIpOf, tenantOf } from '../../../../src/transport/grpc/handlers.js';
@@ -37,6 +37,7 @@ describe('encoding', () => {
   });
   it('RuleSetInfo: a null description is ""', () => {
     assert.deepEqual(encodeList([{ name: 'n', version: '1', description: null }]), { rulesets: [{ name: 'n', version: '1', description: '' }] });
+    assert.throws(() => encodeList([{ name: 'n', version: '1', description: 'd'.repeat(100) }], 50), (e: ServiceError) => e.code === 'LIMIT_EXCEEDED');
   });
   it('BatchItem errors carry the catalog code and its gRPC status', () => {
     const out = encodeBatch({
@@ -83,13 +84,15 @@ describe('handlers over a fake façade', () => {
       seen.push(ctx);
       if (name === 'reader') throw new ServiceError('READ_ONLY', 'read_only');
       if (name === 'bug') throw new Error('unexpected');
+      if (name === 'wrapped') throw toServiceError(new RangeError('Invalid string length'));
+      if (name === 'big') return { code: 'C', message: '', output: { s: 'x'.repeat(5000) }, duration_us: 0 };
       return { code: 'C', message: JSON.stringify(input), output: {}, duration_us: trace ? 1 : 0 };
     },
   } as unknown as RuleServiceApi;
 
-  function callExecute(multiTenancy: boolean, request: object, peer: string, md: Record<string, string> = {}) {
+  function callExecute(multiTenancy: boolean, request: object, peer: string, md: Record<string, string> = {}, maxResponseBytes = 4000) {
     const errors: unknown[] = [];
-    const handlers = buildGrpcHandlers(fake, { multiTenancy, logger: { error: (o) => errors.push(o) } });
+    const handlers = buildGrpcHandlers(fake, { multiTenancy, maxResponseBytes, logger: { error: (o) => errors.push(o) } });
     const metadata = new Metadata();
     for (const [k, v] of Object.entries(md)) metadata.set(k, v);
     const call = { request, metadata, getPeer: () => peer };
@@ -119,11 +122,64 @@ describe('handlers over a fake façade', () => {
     assert.equal(err.code, status.INTERNAL);
     assert.equal(errors.length, 1);
   });
+  it('an unexpected error wrapped by the façade is logged with its stack; the caller gets no stack', async () => {
+    const { err, errors } = await callExecute(false, { name: 'wrapped', input_json: '{}', trace: false }, 'unknown');
+    assert.equal(err.code, status.INTERNAL);
+    assert.equal(err.details, 'internal error: Invalid string length');
+    assert.equal(errors.length, 1);
+    const line = errors[0] as { err: string; stack: string };
+    assert.equal(line.err, 'Invalid string length');
+    assert.match(line.stack, /^RangeError: Invalid string length\n\s+at /);
+  });
+  it('an answer over --max-response-bytes is RESOURCE_EXHAUSTED LIMIT_EXCEEDED, not logged', async () => {
+    const { err, errors } = await callExecute(false, { name: 'big', input_json: '{}', trace: false }, 'unknown');
+    assert.equal(err.code, status.RESOURCE_EXHAUSTED);
+    assert.deepEqual(err.metadata.get(ERROR_CODE_METADATA_KEY), ['LIMIT_EXCEEDED']);
+    assert.match(err.details, /exceeds --max-response-bytes \(4000\)/);
+    assert.equal(errors.length, 0);
+    const { res } = await callExecute(false, { name: 'big', input_json: '{}', trace: false }, 'unknown', {}, 10_000);
+    assert.equal(res.output_json.length, 5008);
+  });
   it('bad input_json never reaches the façade', async () => {
     const before = seen.length;
     const { err } = await callExecute(false, { name: 'x', input_json: 'nope', trace: false }, 'unknown');
     assert.equal(err.code, status.INVALID_ARGUMENT);
     assert.equal(seen.length, before);
+  });
+});
+
+describe('Eval context_json (docs/decisions.md "gRPC context_json")', () => {
+  const contexts: unknown[] = [];
+  const fake = {
+    evaluate(_ctx: CallContext, expression: string, context: unknown) {
+      contexts.push(context);
+      return { result: expression.length, parsed: expression };
+    },
+  } as unknown as RuleServiceApi;
+  const handlers = buildGrpcHandlers(fake, { multiTenancy: false, maxResponseBytes: 100 });
+  const callEval = (request: object) =>
+    new Promise<{ err: any; res: any }>((resolve) => {
+      (handlers['Eval'] as Function)({ request, metadata: new Metadata(), getPeer: () => 'unknown' }, (err: any, res: any) => resolve({ err, res }));
+    });
+  it('empty or blank context_json is a missing context ({}); "null" is passed on as null, which the façade reads as {} like HTTP', async () => {
+    for (const text of ['', ' ', '\n\t ']) {
+      const { err } = await callEval({ expression: '1', context_json: text });
+      assert.equal(err, null);
+      assert.deepEqual(contexts.at(-1), {});
+    }
+    const { err } = await callEval({ expression: '1', context_json: 'null' });
+    assert.equal(err, null);
+    assert.equal(contexts.at(-1), null);
+  });
+  it('a non-object context_json is the façade\'s BAD_REQUEST; a malformed one never reaches it', async () => {
+    const before = contexts.length;
+    const { err } = await callEval({ expression: '1', context_json: '{' });
+    assert.equal(err.code, status.INVALID_ARGUMENT);
+    assert.equal(contexts.length, before);
+  });
+  it('an eval answer over the bound is LIMIT_EXCEEDED', async () => {
+    const { err } = await callEval({ expression: 'x'.repeat(200), context_json: '' });
+    assert.equal(err.code, status.RESOURCE_EXHAUSTED);
   });
 });
 
