@@ -23,7 +23,9 @@ async function runBuild(label: string, bin: string): Promise<CaseResult[]> {
     const server = await startServer(['--disable-grpc'], { serverBin: bin });
     try {
       const r = await measureCase(server, c.name, () => c.run(server));
-      console.log(`${label.padEnd(6)} ${r.name.padEnd(48)} stall ${String(r.stallMs).padStart(6)} ms  peak RSS ${String(r.peakRssMb).padStart(5)} MB  ${r.durationMs} ms  ${r.statuses.join(',')} ${r.codes.join(',')}`);
+      console.log(
+        `${label.padEnd(6)} ${r.name.padEnd(48)} stall ${String(r.stallMs).padStart(6)} ms  peak RSS ${String(r.peakRssMb).padStart(5)} MB  ${r.durationMs} ms  ${r.statuses.join(',')} ${r.codes.join(',')}`,
+      );
       out.push(r);
     } finally {
       await server.stop('SIGKILL');
@@ -38,7 +40,10 @@ async function runBuild(label: string, bin: string): Promise<CaseResult[]> {
  */
 function lastBefore(): { file: string; build: string | null; cases: CaseResult[] } | null {
   const dir = join(ROOT, 'bench', 'results');
-  const files = readdirSync(dir).filter((f) => f.startsWith('amplification-') && f.endsWith('.json')).sort().reverse();
+  const files = readdirSync(dir)
+    .filter((f) => f.startsWith('amplification-') && f.endsWith('.json'))
+    .sort()
+    .reverse();
   for (const file of files) {
     const d = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { details?: { before?: CaseResult[] | null; before_build?: string | null } };
     if (Array.isArray(d.details?.before)) return { file, build: d.details.before_build ?? null, cases: d.details.before };

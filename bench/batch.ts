@@ -110,7 +110,15 @@ async function contender(name: string): Promise<{ run: Runner; note: string }> {
     const audit = new AuditLog({ stdout: { write: () => true }, sampleRate: name === 'facade' ? 10 : 0 });
     const metrics = new Metrics({ version: 'bench', rulesCount: () => store.count() });
     const service = new RuleService(
-      { version: 'bench', role: 'standalone', writerAddr: null, executionTimeoutMs: 5000, maxSteps: 10_000, maxBatchSize: ITEMS, signature: { enabled: false, require: false, trustedKeys: [], allowUnsignedLocal: true } },
+      {
+        version: 'bench',
+        role: 'standalone',
+        writerAddr: null,
+        executionTimeoutMs: 5000,
+        maxSteps: 10_000,
+        maxBatchSize: ITEMS,
+        signature: { enabled: false, require: false, trustedKeys: [], allowUnsignedLocal: true },
+      },
       { store, metrics, audit, sampler: audit.sampler, logger: silentLogger(), clock: () => performance.now(), now: Date.now },
     );
     const ctx = { tenant: 'default', sourceIp: '127.0.0.1', transport: 'internal' as const };
@@ -136,12 +144,21 @@ function post(url: string, body: string): Promise<{ ms: number; bytes: number; s
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let bytes = 0;
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.on('end', () => resolve({ ms: performance.now() - t0, bytes, status: res.statusCode ?? 0 }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve({ ms: performance.now() - t0, bytes, status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -157,7 +174,10 @@ async function httpPart(plan: { server: string; load: string } | null): Promise<
     const answer = await postJson(`${svc.url}${path}`, JSON.parse(body));
     if (answer.summary.success !== ITEMS) throw new Error(`batch answered ${JSON.stringify(answer.summary)}`);
     bare = await startBareHttp({ '/api/v1/execute/:name/batch': answer }, plan?.server ?? null);
-    const targets = [['bare', `${bare.url}${path}`, bare.pid], ['svc', `${svc.url}${path}`, svc.pid]] as const;
+    const targets = [
+      ['bare', `${bare.url}${path}`, bare.pid],
+      ['svc', `${svc.url}${path}`, svc.pid],
+    ] as const;
     for (const [, url] of targets) for (let i = 0; i < 3; i++) await post(url, body);
     const ms: Record<string, number[]> = { bare: [], svc: [] };
     const cpu: Record<string, number> = { bare: 0, svc: 0 };
@@ -174,7 +194,15 @@ async function httpPart(plan: { server: string; load: string } | null): Promise<
     }
     const eps = (m: number) => Math.round(ITEMS / (m / 1000));
     const rows = [
-      throughputRow('batch of 10,000 over HTTP: executions/s end to end', 'exec/s', eps(median(ms['svc']!)), eps(median(ms['bare']!)), 'bare fastify (parse + constant answer)', null, `median request ${round(median(ms['svc']!), 2)} ms vs ${round(median(ms['bare']!), 2)} ms; ${bytes} response bytes`),
+      throughputRow(
+        'batch of 10,000 over HTTP: executions/s end to end',
+        'exec/s',
+        eps(median(ms['svc']!)),
+        eps(median(ms['bare']!)),
+        'bare fastify (parse + constant answer)',
+        null,
+        `median request ${round(median(ms['svc']!), 2)} ms vs ${round(median(ms['bare']!), 2)} ms; ${bytes} response bytes`,
+      ),
     ];
     return { rows, details: { request_bytes: body.length, response_bytes: bytes, ms, server_cpu_seconds: cpu, requests: HTTP_REQUESTS } };
   } finally {
@@ -188,10 +216,14 @@ async function httpPart(plan: { server: string; load: string } | null): Promise<
 async function main(): Promise<void> {
   const machine = machineInfo();
   const plan = cpuPlan();
-  console.log(`batch bench: ${ITEMS} inputs; in-process contenders in their own processes (${MEASURE.rounds} rounds), then HTTP (${HTTP_REQUESTS} requests each, alternating); load average ${machine.load_average_start.join(' ')}`);
+  console.log(
+    `batch bench: ${ITEMS} inputs; in-process contenders in their own processes (${MEASURE.rounds} rounds), then HTTP (${HTTP_REQUESTS} requests each, alternating); load average ${machine.load_average_start.join(' ')}`,
+  );
   const measured: Record<string, { note: string; ns_per_exec: number; ns_min: number; ns_max: number }> = {};
   for (const name of ['walker', 'engine', 'engine-2reads', 'facade', 'facade-noaudit']) {
-    const [cmd, args] = plan ? ['taskset', ['-c', plan.server, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url)]] : [process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)]];
+    const [cmd, args] = plan
+      ? ['taskset', ['-c', plan.server, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url)]]
+      : [process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)]];
     const r = spawnSync(cmd, args, { env: { ...process.env, BENCH_BATCH_CONTENDER: name }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
     if (r.status !== 0) throw new Error(`contender ${name} failed (exit ${r.status})`);
     measured[name] = JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -200,9 +232,30 @@ async function main(): Promise<void> {
   const eps = (n: string) => Math.round(1e9 / measured[n]!.ns_per_exec);
   const vsWalker = (n: string) => `walker ${eps('walker')}/s, ratio ${round(eps(n) / eps('walker'), 3)}`;
   const summary: SummaryRow[] = [
-    absoluteRow("batch, engine alone (execute() per item, the batch's one clock read per item): executions/s, one core", 'exec/s', eps('engine'), `> ${TARGET_EPS}`, eps('engine') > TARGET_EPS, vsWalker('engine')),
-    absoluteRow('batch, engine alone with two clock reads per item: executions/s, one core', 'exec/s', eps('engine-2reads'), null, null, vsWalker('engine-2reads')),
-    absoluteRow('batch, façade in-process (executeBatch: engine + metrics + audit sampling 10%): executions/s', 'exec/s', eps('facade'), null, null, vsWalker('facade')),
+    absoluteRow(
+      "batch, engine alone (execute() per item, the batch's one clock read per item): executions/s, one core",
+      'exec/s',
+      eps('engine'),
+      `> ${TARGET_EPS}`,
+      eps('engine') > TARGET_EPS,
+      vsWalker('engine'),
+    ),
+    absoluteRow(
+      'batch, engine alone with two clock reads per item: executions/s, one core',
+      'exec/s',
+      eps('engine-2reads'),
+      null,
+      null,
+      vsWalker('engine-2reads'),
+    ),
+    absoluteRow(
+      'batch, façade in-process (executeBatch: engine + metrics + audit sampling 10%): executions/s',
+      'exec/s',
+      eps('facade'),
+      null,
+      null,
+      vsWalker('facade'),
+    ),
     absoluteRow('batch, façade in-process with audit sampling 0%: executions/s', 'exec/s', eps('facade-noaudit'), null, null, vsWalker('facade-noaudit')),
   ];
   const http = await httpPart(plan);

@@ -39,10 +39,19 @@ function post(url: string, body: string): Promise<number> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${url}: ${res.statusCode}`))));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${url}: ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -60,18 +69,36 @@ async function main(): Promise<void> {
   const execPath = `/api/v1/execute/${APPROVAL_RULESET.config.name}`;
   const endpoints = [
     { name: 'POST /api/v1/execute/:name', path: execPath, bare: '/api/v1/execute/:name', body: JSON.stringify({ input: APPROVAL_INPUT }) },
-    { name: 'POST /api/v1/eval', path: '/api/v1/eval', bare: '/api/v1/eval', body: JSON.stringify({ expression: 'user.age >= 18 && user.country in ["US", "CA"]', context: APPROVAL_INPUT }) },
+    {
+      name: 'POST /api/v1/eval',
+      path: '/api/v1/eval',
+      bare: '/api/v1/eval',
+      body: JSON.stringify({ expression: 'user.age >= 18 && user.country in ["US", "CA"]', context: APPROVAL_INPUT }),
+    },
   ];
-  const batchBody = JSON.stringify({ inputs: Array.from({ length: 10_000 }, (_, i) => ({ user: { age: 14 + (i % 60), vip: i % 3 === 0, country: ['US', 'CA', 'FR'][i % 3] }, order: { amount: (i * 37) % 3000 } })) });
+  const batchBody = JSON.stringify({
+    inputs: Array.from({ length: 10_000 }, (_, i) => ({
+      user: { age: 14 + (i % 60), vip: i % 3 === 0, country: ['US', 'CA', 'FR'][i % 3] },
+      order: { amount: (i * 37) % 3000 },
+    })),
+  });
   try {
     for (const s of [before, after]) await postJson(`${s.url}/api/v1/rulesets`, APPROVAL_RULESET);
     const constants: Record<string, unknown> = {};
     for (const e of endpoints) constants[e.bare] = await postJson(`${after.url}${e.path}`, JSON.parse(e.body));
     constants['/api/v1/execute/:name/batch'] = await postJson(`${after.url}${execPath}/batch`, JSON.parse(batchBody));
     bare = await startBareHttp(constants, cpuList);
-    const targets = [['bare', bare], ['before', before], ['after', after]] as const;
+    const targets = [
+      ['bare', bare],
+      ['before', before],
+      ['after', after],
+    ] as const;
     for (const e of endpoints) {
-      const m: Record<string, { rps: number[]; p99: number[]; us: number[] }> = { bare: { rps: [], p99: [], us: [] }, before: { rps: [], p99: [], us: [] }, after: { rps: [], p99: [], us: [] } };
+      const m: Record<string, { rps: number[]; p99: number[]; us: number[] }> = {
+        bare: { rps: [], p99: [], us: [] },
+        before: { rps: [], p99: [], us: [] },
+        after: { rps: [], p99: [], us: [] },
+      };
       for (const [, t] of targets) runLoad({ url: `${t.url}${e.path}`, body: e.body, connections: 50, seconds: 2, cpus: plan?.load ?? null });
       for (let r = 0; r < ROUNDS; r++) {
         for (const [name, t] of targets) {
@@ -86,16 +113,48 @@ async function main(): Promise<void> {
       }
       const med = (n: string, k: 'rps' | 'p99' | 'us') => round(median(m[n]![k]), 2);
       rows.push(
-        { metric: `${e.name} requests/s`, unit: 'req/s', before: med('before', 'rps'), after: med('after', 'rps'), baseline: med('bare', 'rps'), baseline_name: 'bare fastify', higher_is_better: true },
-        { metric: `${e.name} p99 latency (50 connections)`, unit: 'ms', before: med('before', 'p99'), after: med('after', 'p99'), baseline: med('bare', 'p99'), baseline_name: 'bare fastify', higher_is_better: false },
-        { metric: `${e.name} server CPU per request`, unit: 'us', before: med('before', 'us'), after: med('after', 'us'), baseline: med('bare', 'us'), baseline_name: 'bare fastify', higher_is_better: false },
+        {
+          metric: `${e.name} requests/s`,
+          unit: 'req/s',
+          before: med('before', 'rps'),
+          after: med('after', 'rps'),
+          baseline: med('bare', 'rps'),
+          baseline_name: 'bare fastify',
+          higher_is_better: true,
+        },
+        {
+          metric: `${e.name} p99 latency (50 connections)`,
+          unit: 'ms',
+          before: med('before', 'p99'),
+          after: med('after', 'p99'),
+          baseline: med('bare', 'p99'),
+          baseline_name: 'bare fastify',
+          higher_is_better: false,
+        },
+        {
+          metric: `${e.name} server CPU per request`,
+          unit: 'us',
+          before: med('before', 'us'),
+          after: med('after', 'us'),
+          baseline: med('bare', 'us'),
+          baseline_name: 'bare fastify',
+          higher_is_better: false,
+        },
       );
     }
     const ms: Record<string, number[]> = { bare: [], before: [], after: [] };
     for (const [, t] of targets) for (let i = 0; i < 3; i++) await post(`${t.url}${execPath}/batch`, batchBody);
     for (let i = 0; i < 15; i++) for (const [name, t] of targets) ms[name]!.push(await post(`${t.url}${execPath}/batch`, batchBody));
     const eps = (n: string) => Math.round(10_000 / (median(ms[n]!) / 1000));
-    rows.push({ metric: 'batch of 10,000 over HTTP: executions/s end to end', unit: 'exec/s', before: eps('before'), after: eps('after'), baseline: eps('bare'), baseline_name: 'bare fastify', higher_is_better: true });
+    rows.push({
+      metric: 'batch of 10,000 over HTTP: executions/s end to end',
+      unit: 'exec/s',
+      before: eps('before'),
+      after: eps('after'),
+      baseline: eps('bare'),
+      baseline_name: 'bare fastify',
+      higher_is_better: true,
+    });
   } finally {
     await before.stop();
     await after.stop();
@@ -104,15 +163,30 @@ async function main(): Promise<void> {
   // In-process batch façade: bench/batch.ts's `facade` contender on each build, alternating.
   const ns: Record<string, number[]> = { before: [], after: [] };
   for (let r = 0; r < 3; r++) {
-    for (const [name, dist] of [['before', BEFORE], ['after', null]] as const) {
+    for (const [name, dist] of [
+      ['before', BEFORE],
+      ['after', null],
+    ] as const) {
       const args = [...process.execArgv, fileURLToPath(new URL('./batch.ts', import.meta.url))];
       const [cmd, full] = plan ? ['taskset', ['-c', plan.server, process.execPath, ...args]] : [process.execPath, args];
-      const res = spawnSync(cmd, full, { env: { ...process.env, BENCH_BATCH_CONTENDER: 'facade', ...(dist ? { BENCH_DIST: dist } : {}) }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const res = spawnSync(cmd, full, {
+        env: { ...process.env, BENCH_BATCH_CONTENDER: 'facade', ...(dist ? { BENCH_DIST: dist } : {}) },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       if (res.status !== 0) throw new Error(`facade on ${name} failed`);
       ns[name]!.push(JSON.parse(res.stdout.trim().split('\n').pop()!).ns_per_exec);
     }
   }
-  rows.push({ metric: 'batch façade in-process (executeBatch, audit sampling 10%): executions/s', unit: 'exec/s', before: Math.round(1e9 / median(ns['before']!)), after: Math.round(1e9 / median(ns['after']!)), baseline: null, baseline_name: null, higher_is_better: true });
+  rows.push({
+    metric: 'batch façade in-process (executeBatch, audit sampling 10%): executions/s',
+    unit: 'exec/s',
+    before: Math.round(1e9 / median(ns['before']!)),
+    after: Math.round(1e9 / median(ns['after']!)),
+    baseline: null,
+    baseline_name: null,
+    higher_is_better: true,
+  });
   for (const r of rows) console.log(`${r.metric.padEnd(70)} before ${r.before} after ${r.after} ${r.unit} (baseline ${r.baseline ?? '-'})`);
   writeReport({
     suite: 'before-after',

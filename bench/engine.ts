@@ -132,7 +132,8 @@ function celWalker(s: Scenario): Contender {
 function zen(s: Scenario): Contender {
   const node = (id: string, type: string, content?: unknown) => ({ id, name: id, type, position: { x: 0, y: 0 }, ...(content ? { content } : {}) });
   const edges: unknown[] = [];
-  const edge = (from: string, to: string, handle?: string) => edges.push({ id: `${from}->${to}#${edges.length}`, type: 'edge', sourceId: from, targetId: to, ...(handle ? { sourceHandle: handle } : {}) });
+  const edge = (from: string, to: string, handle?: string) =>
+    edges.push({ id: `${from}->${to}#${edges.length}`, type: 'edge', sourceId: from, targetId: to, ...(handle ? { sourceHandle: handle } : {}) });
   const nodes: unknown[] = [node('in', 'inputNode'), node('out', 'outputNode')];
   edge('in', s.entry);
   for (const d of s.decisions) {
@@ -143,7 +144,14 @@ function zen(s: Scenario): Contender {
     edge(d.id, d.otherwise, `${d.id}-else`);
   }
   for (const [code, message] of Object.entries(s.terminals)) {
-    nodes.push(node(code, 'expressionNode', { expressions: [{ id: `${code}-c`, key: 'code', value: JSON.stringify(code) }, { id: `${code}-m`, key: 'message', value: JSON.stringify(message) }] }));
+    nodes.push(
+      node(code, 'expressionNode', {
+        expressions: [
+          { id: `${code}-c`, key: 'code', value: JSON.stringify(code) },
+          { id: `${code}-m`, key: 'message', value: JSON.stringify(message) },
+        ],
+      }),
+    );
     edge(code, 'out');
   }
   const decision = new ZenEngine().createDecision({ contentType: 'application/vnd.gorules.decision', nodes, edges });
@@ -262,7 +270,11 @@ function parent(): void {
     const measured = names.map((name) => {
       const args = [...process.execArgv, fileURLToPath(import.meta.url)];
       const [cmd, full] = plan ? ['taskset', ['-c', plan.server, process.execPath, ...args]] : [process.execPath, args];
-      const r = spawnSync(cmd, full, { env: { ...process.env, BENCH_CONTENDER: name, BENCH_SCENARIO: scenario }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const r = spawnSync(cmd, full, {
+        env: { ...process.env, BENCH_CONTENDER: name, BENCH_SCENARIO: scenario },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       if (r.status !== 0) throw new Error(`${scenario}/${name} failed (exit ${r.status})`);
       return JSON.parse(r.stdout.trim().split('\n').pop()!) as { name: string; note: string; timing: Timing };
     });
@@ -270,8 +282,19 @@ function parent(): void {
     console.log(`${scenario}: ${s.description}`);
     console.log(`  ${'contender'.padEnd(20)}${'median ns'.padStart(12)}${'min'.padStart(10)}${'max'.padStart(10)}${'x walker'.padStart(10)}`);
     const rows = measured.map(({ name, note, timing: t }) => {
-      const row = { name, note, ns_median: round(t.nsMedian), ns_min: round(t.nsMin), ns_max: round(t.nsMax), rounds: t.rounds, batch: t.batch, ratio_vs_walker: floor ? round(t.nsMedian / floor, 2) : null };
-      console.log(`  ${name.padEnd(20)}${String(row.ns_median).padStart(12)}${String(row.ns_min).padStart(10)}${String(row.ns_max).padStart(10)}${String(row.ratio_vs_walker ?? '-').padStart(10)}`);
+      const row = {
+        name,
+        note,
+        ns_median: round(t.nsMedian),
+        ns_min: round(t.nsMin),
+        ns_max: round(t.nsMax),
+        rounds: t.rounds,
+        batch: t.batch,
+        ratio_vs_walker: floor ? round(t.nsMedian / floor, 2) : null,
+      };
+      console.log(
+        `  ${name.padEnd(20)}${String(row.ns_median).padStart(12)}${String(row.ns_min).padStart(10)}${String(row.ns_max).padStart(10)}${String(row.ratio_vs_walker ?? '-').padStart(10)}`,
+      );
       return row;
     });
     details[scenario] = { description: s.description, input: s.input, expected: s.expected, ruleset: rulesetOf(s), results: rows };
@@ -279,7 +302,10 @@ function parent(): void {
     if (svcRow && floor) {
       summary.push(timeRow(`${scenario}: ns per execution (${s.description})`, 'ns', svcRow.ns_median, round(floor), 'walker', 2));
       for (const peer of rows.filter((r) => r.name !== 'svc' && r.name !== 'walker')) {
-        summary.push({ ...timeRow(`${scenario}: ${peer.name} ns per execution`, 'ns', peer.ns_median, round(floor), 'walker', null, peer.note), subject: peer.name });
+        summary.push({
+          ...timeRow(`${scenario}: ${peer.name} ns per execution`, 'ns', peer.ns_median, round(floor), 'walker', null, peer.note),
+          subject: peer.name,
+        });
       }
     }
   }

@@ -27,10 +27,26 @@ const ROOT = join(HERE, '..');
 
 /** The 20 unknown fields (columns) of the scenario. */
 const UNKNOWN_FIELDS = [
-  'applicant.age', 'applicant.income', 'applicant.country', 'applicant.employment', 'applicant.years_employed',
-  'applicant.has_default', 'applicant.credit_score', 'applicant.email', 'loan.amount', 'loan.term',
-  'loan.purpose', 'loan.currency', 'account.balance', 'account.overdrafts', 'account.tenure',
-  'account.segment', 'device.risk', 'device.country', 'kyc.level', 'kyc.pep',
+  'applicant.age',
+  'applicant.income',
+  'applicant.country',
+  'applicant.employment',
+  'applicant.years_employed',
+  'applicant.has_default',
+  'applicant.credit_score',
+  'applicant.email',
+  'loan.amount',
+  'loan.term',
+  'loan.purpose',
+  'loan.currency',
+  'account.balance',
+  'account.overdrafts',
+  'account.tenure',
+  'account.segment',
+  'device.risk',
+  'device.country',
+  'kyc.level',
+  'kyc.pep',
 ];
 
 /** Known at query time: the channel, region and partner of the caller. */
@@ -44,14 +60,34 @@ interface Stage {
 /** 36 decision stages (some reading known fields, one reading a variable). */
 const STAGES: readonly Stage[] = [
   { exits: [['channel == "branch"', 'review_manual']] },
-  { exits: [['applicant.age < 18', 'decline_age'], ['applicant.age > 75 && loan.term > 120', 'review_age']] },
+  {
+    exits: [
+      ['applicant.age < 18', 'decline_age'],
+      ['applicant.age > 75 && loan.term > 120', 'review_age'],
+    ],
+  },
   { exits: [['applicant.country not in ["DE", "FR", "NL", "BE", "AT", "IT", "ES"]', 'decline_region']] },
   { exits: [['region == "EU" && device.country not in ["DE", "FR", "NL", "BE", "AT", "IT", "ES"]', 'review_device']] },
-  { exits: [['kyc.pep == true', 'review_kyc'], ['kyc.level < 2', 'decline_kyc']] },
+  {
+    exits: [
+      ['kyc.pep == true', 'review_kyc'],
+      ['kyc.level < 2', 'decline_kyc'],
+    ],
+  },
   { exits: [['is_null(applicant.email) || !contains(applicant.email, "@")', 'review_contact']] },
   { exits: [['applicant.has_default', 'decline_risk']] },
-  { exits: [['applicant.credit_score < 400', 'decline_risk'], ['applicant.credit_score < 550', 'review_risk']] },
-  { exits: [['device.risk >= 80', 'decline_risk'], ['device.risk >= 50 && applicant.credit_score < 650', 'review_risk']] },
+  {
+    exits: [
+      ['applicant.credit_score < 400', 'decline_risk'],
+      ['applicant.credit_score < 550', 'review_risk'],
+    ],
+  },
+  {
+    exits: [
+      ['device.risk >= 80', 'decline_risk'],
+      ['device.risk >= 50 && applicant.credit_score < 650', 'review_risk'],
+    ],
+  },
   { exits: [['applicant.employment == "unemployed" && applicant.income < 1000', 'decline_afford']] },
   { exits: [['applicant.employment in ["student", "intern"] && loan.amount > 5000', 'review_afford']] },
   { exits: [['applicant.years_employed < 1 && loan.amount > 20000', 'review_afford']] },
@@ -59,9 +95,19 @@ const STAGES: readonly Stage[] = [
   { exits: [['loan.amount > 40000 && applicant.income < 3000', 'review_afford']] },
   { exits: [['loan.term > 360 || loan.term < 6', 'decline_terms']] },
   { exits: [['loan.currency != "EUR" && region == "EU"', 'review_terms']] },
-  { exits: [['loan.purpose in ["gambling", "crypto"]', 'decline_terms'], ['starts_with(loan.purpose, "biz_")', 'review_terms']] },
+  {
+    exits: [
+      ['loan.purpose in ["gambling", "crypto"]', 'decline_terms'],
+      ['starts_with(loan.purpose, "biz_")', 'review_terms'],
+    ],
+  },
   { exits: [['account.tenure < 3 && loan.amount > 10000', 'review_account']] },
-  { exits: [['account.overdrafts > 5', 'decline_account'], ['account.overdrafts > 2 && account.balance < 0', 'review_account']] },
+  {
+    exits: [
+      ['account.overdrafts > 5', 'decline_account'],
+      ['account.overdrafts > 2 && account.balance < 0', 'review_account'],
+    ],
+  },
   { exits: [['account.balance < -1000', 'decline_account']] },
   { exits: [['account.segment == "blocked"', 'decline_account']] },
   { exits: [['partner.tier == "gold" && account.segment == "private"', 'approve_fast']] },
@@ -97,9 +143,15 @@ const TERMINAL_CODES: Readonly<Record<string, string>> = {
 
 /** Exits to terminals not in the table above land on these (10 terminals in total). */
 const ALIASES: Readonly<Record<string, string>> = {
-  review_age: 'review_risk', review_device: 'review_risk', review_kyc: 'review_manual', review_contact: 'review_manual',
-  review_terms: 'review_afford', review_account: 'review_afford', decline_terms: 'decline_afford',
-  decline_account: 'decline_afford', decline_contact: 'decline_kyc',
+  review_age: 'review_risk',
+  review_device: 'review_risk',
+  review_kyc: 'review_manual',
+  review_contact: 'review_manual',
+  review_terms: 'review_afford',
+  review_account: 'review_afford',
+  decline_terms: 'decline_afford',
+  decline_account: 'decline_afford',
+  decline_contact: 'decline_kyc',
 };
 
 /** Builds the 50-step ruleset: 36 decisions, 4 action steps (after stages 8, 17, 22, 30), 10 terminals. */
@@ -149,7 +201,9 @@ function check(compiled: CompiledRuleset): Record<FilterFormat, FilterResponse> 
 
 function gitCommit(): string | null {
   try {
-    return execSync('git rev-parse --short HEAD', { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execSync('git rev-parse --short HEAD', { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return null;
   }
@@ -178,7 +232,14 @@ function main(): void {
   const rows = (['sql', 'json', 'mongo'] as const).map((format) => {
     const req = request(format);
     const t = measureSync(() => generateFilter(compiled, req).unknown_fields.length);
-    return { format, us_median: round(t.nsMedian / 1000, 1), us_min: round(t.nsMin / 1000, 1), us_max: round(t.nsMax / 1000, 1), rounds: t.rounds, batch: t.batch };
+    return {
+      format,
+      us_median: round(t.nsMedian / 1000, 1),
+      us_min: round(t.nsMin / 1000, 1),
+      us_max: round(t.nsMax / 1000, 1),
+      rounds: t.rounds,
+      batch: t.batch,
+    };
   });
 
   console.log(`filter: 50-step ruleset, ${UNKNOWN_FIELDS.length} unknown fields, targets APPROVE+REVIEW; sql filter ${sqlLength} chars`);
@@ -197,7 +258,13 @@ function main(): void {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
     load_average: loadavg().map((l) => round(l, 2)),
-    scenario: { steps: 50, unknown_fields: UNKNOWN_FIELDS.length, known_input: KNOWN_INPUT, target_results: ['APPROVE', 'REVIEW'], sql_filter_chars: sqlLength },
+    scenario: {
+      steps: 50,
+      unknown_fields: UNKNOWN_FIELDS.length,
+      known_input: KNOWN_INPUT,
+      target_results: ['APPROVE', 'REVIEW'],
+      sql_filter_chars: sqlLength,
+    },
     measure: DEFAULT_MEASURE,
     results: rows,
     cold_first_call_us_median: round(cold[10]!, 1),

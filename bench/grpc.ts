@@ -104,7 +104,11 @@ interface Child {
 }
 
 /** Spawns a process and waits for JSON log lines on `stream` satisfying `want`. */
-function spawnAndWait(args: string[], stream: 'stdout' | 'stderr', want: string[]): Promise<{ child: ChildProcess; lines: Map<string, Record<string, unknown>> }> {
+function spawnAndWait(
+  args: string[],
+  stream: 'stdout' | 'stderr',
+  want: string[],
+): Promise<{ child: ChildProcess; lines: Map<string, Record<string, unknown>> }> {
   const [cmd, full] = pinned(PLAN?.server ?? null, process.execPath, args);
   const child = spawn(cmd, full, { stdio: ['ignore', stream === 'stdout' ? 'pipe' : 'ignore', stream === 'stderr' ? 'pipe' : 'inherit'] });
   const lines = new Map<string, Record<string, unknown>>();
@@ -123,7 +127,10 @@ function spawnAndWait(args: string[], stream: 'stdout' | 'stderr', want: string[
 }
 
 async function startSvc(): Promise<Child> {
-  const { child, lines } = await spawnAndWait([SERVER_BIN, '--http-addr', '127.0.0.1:0', '--grpc-addr', '127.0.0.1:0'], 'stderr', ['http listening', 'grpc listening']);
+  const { child, lines } = await spawnAndWait([SERVER_BIN, '--http-addr', '127.0.0.1:0', '--grpc-addr', '127.0.0.1:0'], 'stderr', [
+    'http listening',
+    'grpc listening',
+  ]);
   const url = String(lines.get('http listening')!['url']);
   const res = await fetch(`${url}/api/v1/rulesets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(RULESET) });
   if (res.status !== 200) throw new Error(`POST /rulesets answered ${res.status}`);
@@ -193,8 +200,19 @@ function requestFile(): string {
 /** Drives `address` with h2load: LOAD.clients connections × LOAD.inflight streams, one thread. */
 function driveH2load(address: string, seconds: number, dataFile: string): Round {
   const args = [
-    '-D', String(seconds), '-c', String(LOAD.clients), '-m', String(LOAD.inflight), '-t', '1',
-    `--data=${dataFile}`, '-H', 'content-type: application/grpc', '-H', 'te: trailers',
+    '-D',
+    String(seconds),
+    '-c',
+    String(LOAD.clients),
+    '-m',
+    String(LOAD.inflight),
+    '-t',
+    '1',
+    `--data=${dataFile}`,
+    '-H',
+    'content-type: application/grpc',
+    '-H',
+    'te: trailers',
     `http://${address}/rules.RuleService/Execute`,
   ];
   const [cmd, full] = pinned(PLAN?.load ?? null, 'h2load', args);
@@ -223,7 +241,9 @@ async function svcErrorCount(url: string): Promise<number> {
 
 async function main(): Promise<void> {
   if (!existsSync(SERVER_BIN)) throw new Error(`${SERVER_BIN} is missing: build first (npx tsc -p tsconfig.json)`);
-  console.log(`grpc bench: Execute, ${LOAD.clients} connections x ${LOAD.inflight} in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server (alternating), drivers: ${LOAD.drivers.join(', ')}`);
+  console.log(
+    `grpc bench: Execute, ${LOAD.clients} connections x ${LOAD.inflight} in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server (alternating), drivers: ${LOAD.drivers.join(', ')}`,
+  );
   const svc = await startSvc();
   const bare = await startBare();
   const dataFile = requestFile();
@@ -242,7 +262,10 @@ async function main(): Promise<void> {
       await run(bare, LOAD.warmupSeconds);
       await run(svc, LOAD.warmupSeconds);
       for (let r = 0; r < LOAD.rounds; r++) {
-        for (const [name, target] of [['bare', bare], ['svc', svc]] as const) {
+        for (const [name, target] of [
+          ['bare', bare],
+          ['svc', svc],
+        ] as const) {
           const x = await run(target, LOAD.seconds);
           rounds[name].push(x);
           console.log(
@@ -265,20 +288,41 @@ async function main(): Promise<void> {
   }
   console.log(`${'driver'.padEnd(9)}${'measure'.padEnd(14)}${'bare'.padStart(9)}${'svc'.padStart(9)}${'svc/bare'.padStart(10)}`);
   for (const [driver, r] of Object.entries(results)) {
-    for (const [label, m, target] of [['calls/s', r.calls_per_sec, callsTarget(driver)], ['calls/cpu-s', r.calls_per_cpu_sec, null]] as const) {
+    for (const [label, m, target] of [
+      ['calls/s', r.calls_per_sec, callsTarget(driver)],
+      ['calls/cpu-s', r.calls_per_cpu_sec, null],
+    ] as const) {
       // Only the rows that carry the target (as in the summary below) get a verdict.
       const verdict = target === null ? '-' : `${m.ratio >= target ? 'OK' : 'BELOW TARGET'} (target >= ${target * 100}%)`;
-      console.log(`${driver.padEnd(9)}${label.padEnd(14)}${String(m.bare).padStart(9)}${String(m.svc).padStart(9)}${`${(m.ratio * 100).toFixed(1)}%`.padStart(10)}  ${verdict}`);
+      console.log(
+        `${driver.padEnd(9)}${label.padEnd(14)}${String(m.bare).padStart(9)}${String(m.svc).padStart(9)}${`${(m.ratio * 100).toFixed(1)}%`.padStart(10)}  ${verdict}`,
+      );
     }
   }
-  const errors = Object.values(results).flatMap((r) => [...r.bare, ...r.svc]).reduce((n, r) => n + r.errors, 0);
+  const errors = Object.values(results)
+    .flatMap((r) => [...r.bare, ...r.svc])
+    .reduce((n, r) => n + r.errors, 0);
   if (errors) console.log(`${errors} calls failed`);
 
   const summary: SummaryRow[] = [];
   for (const [driver, r] of Object.entries(results)) {
-    const note = driver === 'h2load' ? 'h2load saturates the server: the meaningful ratio' : 'the in-process grpc-js client is the bottleneck on 2 cores: ratio near 1 whatever the server does';
-    summary.push(throughputRow(`gRPC Execute calls/s (${driver} driver)`, 'calls/s', r.calls_per_sec.svc, r.calls_per_sec.bare, 'bare grpc-js', callsTarget(driver), note));
-    summary.push(throughputRow(`gRPC Execute calls per server CPU-second (${driver} driver)`, 'calls/cpu-s', r.calls_per_cpu_sec.svc, r.calls_per_cpu_sec.bare, 'bare grpc-js', null));
+    const note =
+      driver === 'h2load'
+        ? 'h2load saturates the server: the meaningful ratio'
+        : 'the in-process grpc-js client is the bottleneck on 2 cores: ratio near 1 whatever the server does';
+    summary.push(
+      throughputRow(`gRPC Execute calls/s (${driver} driver)`, 'calls/s', r.calls_per_sec.svc, r.calls_per_sec.bare, 'bare grpc-js', callsTarget(driver), note),
+    );
+    summary.push(
+      throughputRow(
+        `gRPC Execute calls per server CPU-second (${driver} driver)`,
+        'calls/cpu-s',
+        r.calls_per_cpu_sec.svc,
+        r.calls_per_cpu_sec.bare,
+        'bare grpc-js',
+        null,
+      ),
+    );
   }
   writeReport({
     suite: 'grpc',
@@ -319,7 +363,6 @@ function round(n: number, digits = 1): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 }
-
 
 if (process.argv.includes('--bare')) runBareServer();
 else runMain(main);

@@ -41,7 +41,13 @@ interface Endpoint {
 }
 
 const ALL_ENDPOINTS: readonly Endpoint[] = [
-  { name: 'POST /api/v1/execute/:name', key: 'execute', path: `/api/v1/execute/${APPROVAL_RULESET.config.name}`, bareRoute: '/api/v1/execute/:name', body: JSON.stringify({ input: APPROVAL_INPUT }) },
+  {
+    name: 'POST /api/v1/execute/:name',
+    key: 'execute',
+    path: `/api/v1/execute/${APPROVAL_RULESET.config.name}`,
+    bareRoute: '/api/v1/execute/:name',
+    body: JSON.stringify({ input: APPROVAL_INPUT }),
+  },
   { name: 'POST /api/v1/eval', key: 'eval', path: '/api/v1/eval', bareRoute: '/api/v1/eval', body: JSON.stringify(EVAL_BODY) },
 ];
 
@@ -86,7 +92,10 @@ async function main(): Promise<void> {
       run(svc, e, WARMUP_SECONDS);
       const rounds = { bare: [] as Measured[], svc: [] as Measured[] };
       for (let r = 0; r < ROUNDS; r++) {
-        for (const [name, target] of [['bare', bare], ['svc', svc]] as const) {
+        for (const [name, target] of [
+          ['bare', bare],
+          ['svc', svc],
+        ] as const) {
           const m = run(target, e, SECONDS);
           rounds[name].push(m);
           console.log(
@@ -108,9 +117,37 @@ async function main(): Promise<void> {
     const med = (xs: Measured[], f: (m: Measured) => number | null) => median(xs.map((m) => f(m) ?? Number.NaN));
     const errors = [...r.bare, ...r.svc].reduce((n, m) => n + m.errors, 0);
     summary.push(
-      throughputRow(`${e.name} requests/s`, 'req/s', med(r.svc, (m) => m.rps), med(r.bare, (m) => m.rps), 'bare fastify', TARGET_RATIO, errors ? `${errors} errors` : undefined),
-      absoluteRow(`${e.name} p99 latency at ${CONNECTIONS} connections`, 'ms', round(med(r.svc, (m) => m.p99_ms), 2), `< ${TARGET_P99_MS} ms`, med(r.svc, (m) => m.p99_ms) < TARGET_P99_MS, `bare: ${round(med(r.bare, (m) => m.p99_ms), 2)} ms`),
-      throughputRow(`${e.name} requests per server CPU-second`, 'req/cpu-s', med(r.svc, (m) => m.rps_per_cpu_s), med(r.bare, (m) => m.rps_per_cpu_s), 'bare fastify', null),
+      throughputRow(
+        `${e.name} requests/s`,
+        'req/s',
+        med(r.svc, (m) => m.rps),
+        med(r.bare, (m) => m.rps),
+        'bare fastify',
+        TARGET_RATIO,
+        errors ? `${errors} errors` : undefined,
+      ),
+      absoluteRow(
+        `${e.name} p99 latency at ${CONNECTIONS} connections`,
+        'ms',
+        round(
+          med(r.svc, (m) => m.p99_ms),
+          2,
+        ),
+        `< ${TARGET_P99_MS} ms`,
+        med(r.svc, (m) => m.p99_ms) < TARGET_P99_MS,
+        `bare: ${round(
+          med(r.bare, (m) => m.p99_ms),
+          2,
+        )} ms`,
+      ),
+      throughputRow(
+        `${e.name} requests per server CPU-second`,
+        'req/cpu-s',
+        med(r.svc, (m) => m.rps_per_cpu_s),
+        med(r.bare, (m) => m.rps_per_cpu_s),
+        'bare fastify',
+        null,
+      ),
     );
   }
   printSummary(summary);
@@ -120,7 +157,7 @@ async function main(): Promise<void> {
     method:
       `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per server, alternating bare and svc, after ${WARMUP_SECONDS} s warm-up each; medians. ` +
       `${plan ? `Both servers pinned to CPU ${plan.server} (taskset), the load generator to CPU ${plan.load}: each server has one core.` : 'No CPU pinning (load generator and server share the cores).'} ` +
-      'svc runs with its defaults (metrics on, audit sampling 10% to stdout → /dev/null); the bare fastify server has the same route patterns (same routing work) and answers the same JSON as a constant, with fastify\'s default JSON parser and serializer.',
+      "svc runs with its defaults (metrics on, audit sampling 10% to stdout → /dev/null); the bare fastify server has the same route patterns (same routing work) and answers the same JSON as a constant, with fastify's default JSON parser and serializer.",
     summary,
     details: { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, cores: cpus().length, pinning: plan, endpoints: ENDPOINTS, results },
   });

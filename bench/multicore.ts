@@ -26,7 +26,11 @@ const CLUSTER_BIN = join(ROOT, 'dist', 'bin', 'svc-cluster.js');
 /** Pids of a process's children (the cluster workers). */
 function childPids(pid: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -35,7 +39,12 @@ function childPids(pid: number): number[] {
 async function startCluster(workers: number, dir: string): Promise<Started & { url: string; workers: number }> {
   const want = Array.from({ length: workers }, () => 'http listening');
   // spawnReady waits for one line per distinct msg; wait for all workers by counting below.
-  const s = await spawnReady(process.execPath, [CLUSTER_BIN, '--workers', String(workers), '--rules-dir', dir, '--watch-rules', '--http-addr', '127.0.0.1:0', '--disable-grpc'], 'stderr', want);
+  const s = await spawnReady(
+    process.execPath,
+    [CLUSTER_BIN, '--workers', String(workers), '--rules-dir', dir, '--watch-rules', '--http-addr', '127.0.0.1:0', '--disable-grpc'],
+    'stderr',
+    want,
+  );
   // Give the other workers time to report too (they start in parallel).
   for (let i = 0; i < 100 && childPids(s.pid).length < workers; i++) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 500));
@@ -56,7 +65,9 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   const cores = availableParallelism();
   const counts = [...new Set([1, 2, cores].filter((n) => n <= Math.max(2, cores)))];
-  console.log(`multicore bench: svc-cluster with ${counts.join(', ')} workers on ${cores} cores, ${tool.tool} 50 connections, ${ROUNDS} rounds of ${SECONDS} s (alternating); load average ${machine.load_average_start.join(' ')}`);
+  console.log(
+    `multicore bench: svc-cluster with ${counts.join(', ')} workers on ${cores} cores, ${tool.tool} 50 connections, ${ROUNDS} rounds of ${SECONDS} s (alternating); load average ${machine.load_average_start.join(' ')}`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-mc-'));
   writeFileSync(join(dir, `${APPROVAL_RULESET.config.name}.json`), JSON.stringify(APPROVAL_RULESET));
   const body = JSON.stringify({ input: APPROVAL_INPUT });
@@ -73,7 +84,9 @@ async function main(): Promise<void> {
         const cpu = clusterCpu(s.pid) - c0;
         if (x.errors > 0) throw new Error(`${x.errors} failed requests with ${s.workers} workers`);
         (rounds[s.workers] ??= []).push({ rps: x.rps, p99_ms: x.p99_ms, cpu_s: round(cpu, 2), requests: x.requests });
-        console.log(`  round ${r + 1} ${s.workers} worker(s): ${x.rps} req/s, p99 ${x.p99_ms} ms, server CPU ${round(cpu, 2)} s (${round(cpu / x.seconds, 2)} cores)`);
+        console.log(
+          `  round ${r + 1} ${s.workers} worker(s): ${x.rps} req/s, p99 ${x.p99_ms} ms, server CPU ${round(cpu, 2)} s (${round(cpu / x.seconds, 2)} cores)`,
+        );
       }
     }
   } finally {
@@ -84,7 +97,15 @@ async function main(): Promise<void> {
   const summary: SummaryRow[] = counts
     .filter((n) => n > 1)
     .map((n) =>
-      throughputRow(`execute requests/s with ${n} workers vs 1 (svc-cluster, ${cores} cores)`, 'req/s', rps(n), rps(1), '1 worker', null, `scaling ${round(rps(n) / rps(1), 2)}x; p99 ${median(rounds[n]!.map((x) => x.p99_ms))} ms vs ${median(rounds[1]!.map((x) => x.p99_ms))} ms; server cores used ${round(median(rounds[n]!.map((x) => x.cpu_s)) / SECONDS, 2)} vs ${round(median(rounds[1]!.map((x) => x.cpu_s)) / SECONDS, 2)}`),
+      throughputRow(
+        `execute requests/s with ${n} workers vs 1 (svc-cluster, ${cores} cores)`,
+        'req/s',
+        rps(n),
+        rps(1),
+        '1 worker',
+        null,
+        `scaling ${round(rps(n) / rps(1), 2)}x; p99 ${median(rounds[n]!.map((x) => x.p99_ms))} ms vs ${median(rounds[1]!.map((x) => x.p99_ms))} ms; server cores used ${round(median(rounds[n]!.map((x) => x.cpu_s)) / SECONDS, 2)} vs ${round(median(rounds[1]!.map((x) => x.cpu_s)) / SECONDS, 2)}`,
+      ),
     );
   printSummary(summary);
   writeReport({

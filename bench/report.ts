@@ -16,7 +16,9 @@ const ORDER = ['engine', 'batch', 'http', 'grpc', 'scale', 'multicore', 'filter'
 function newest(): Map<string, { file: string; data: any }> {
   const out = new Map<string, { file: string; data: any }>();
   if (!existsSync(RESULTS_DIR)) return out;
-  for (const f of readdirSync(RESULTS_DIR).filter((x) => x.endsWith('.json')).sort()) {
+  for (const f of readdirSync(RESULTS_DIR)
+    .filter((x) => x.endsWith('.json'))
+    .sort()) {
     const m = /^(.*)-(\d{4}-\d{2}-\d{2}T[\d-]+Z)\.json$/.exec(f);
     if (!m) continue;
     out.set(m[1]!, { file: f, data: JSON.parse(readFileSync(join(RESULTS_DIR, f), 'utf8')) });
@@ -78,7 +80,9 @@ function machineLine(d: any): string {
 
 function beforeAfter(): string {
   if (!existsSync(RESULTS_DIR)) return '';
-  const files = readdirSync(RESULTS_DIR).filter((f) => f.startsWith('before-after-') && f.endsWith('.json')).sort();
+  const files = readdirSync(RESULTS_DIR)
+    .filter((f) => f.startsWith('before-after-') && f.endsWith('.json'))
+    .sort();
   if (files.length === 0) return '';
   const d = JSON.parse(readFileSync(join(RESULTS_DIR, files.at(-1)!), 'utf8'));
   const lines = [
@@ -91,9 +95,19 @@ function beforeAfter(): string {
     '| Measure | Unit | Before | After | Change | Baseline (same run) |',
     '|---|---|---:|---:|---:|---:|',
   ];
-  for (const r of d.rows as Array<{ metric: string; unit: string; before: number; after: number; baseline: number | null; baseline_name: string | null; higher_is_better: boolean }>) {
+  for (const r of d.rows as Array<{
+    metric: string;
+    unit: string;
+    before: number;
+    after: number;
+    baseline: number | null;
+    baseline_name: string | null;
+    higher_is_better: boolean;
+  }>) {
     const change = r.before ? `${r.after >= r.before ? '+' : ''}${Math.round(((r.after - r.before) / r.before) * 1000) / 10}%` : '-';
-    lines.push(`| ${esc(r.metric)} | ${r.unit} | ${fmt(r.before)} | ${fmt(r.after)} | ${change} ${r.higher_is_better ? '' : '(lower is better)'} | ${r.baseline !== null ? `${fmt(r.baseline)} (${r.baseline_name})` : '-'} |`);
+    lines.push(
+      `| ${esc(r.metric)} | ${r.unit} | ${fmt(r.before)} | ${fmt(r.after)} | ${change} ${r.higher_is_better ? '' : '(lower is better)'} | ${r.baseline !== null ? `${fmt(r.baseline)} (${r.baseline_name})` : '-'} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -137,7 +151,10 @@ function amplification(file: string, d: any): string {
 
 function main(): void {
   const results = newest();
-  const suites = [...ORDER.filter((s) => results.has(s)), ...[...results.keys()].filter((s) => !ORDER.includes(s) && s !== 'before-after' && s !== 'amplification')];
+  const suites = [
+    ...ORDER.filter((s) => results.has(s)),
+    ...[...results.keys()].filter((s) => !ORDER.includes(s) && s !== 'before-after' && s !== 'amplification'),
+  ];
   const out: string[] = [
     '# Benchmarks',
     '',

@@ -32,7 +32,11 @@ const TARGET_FLAT = 1.25;
 /** Ruleset i: a 5-decision credit check with its own thresholds. */
 function ruleset(i: number): Record<string, unknown> {
   const name = `rs-${String(i).padStart(5, '0')}`;
-  const d = (id: string, condition: string, next: string, otherwise: string) => ({ type: 'decision', branches: [{ condition, next_step: next }], default_next: otherwise });
+  const d = (id: string, condition: string, next: string, otherwise: string) => ({
+    type: 'decision',
+    branches: [{ condition, next_step: next }],
+    default_next: otherwise,
+  });
   const t = (code: string, extra: Record<string, unknown> = {}) => ({ type: 'terminal', result: { code, message: `${code} by ${name}`, ...extra } });
   return {
     config: { name, version: `1.${i % 7}.0`, description: `generated ruleset ${i}`, entry_step: 'age' },
@@ -70,10 +74,20 @@ async function sequential(url: string, n: number, count: number): Promise<number
   const one = (path: string) =>
     new Promise<number>((resolve, reject) => {
       const t0 = performance.now();
-      const req = request({ host: u.hostname, port: u.port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(BODY) } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve((performance.now() - t0) * 1000) : reject(new Error(`${path}: ${res.statusCode}`))));
-      });
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(BODY) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 200 ? resolve((performance.now() - t0) * 1000) : reject(new Error(`${path}: ${res.statusCode}`))));
+        },
+      );
       req.on('error', reject);
       req.end(BODY);
     });
@@ -108,7 +122,9 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   const plan = cpuPlan();
   const tool = loadTool();
-  console.log(`scale bench: sizes ${SIZES.join(', ')}; ${SEQUENTIAL} sequential requests and ${LOAD_SECONDS} s of ${tool.tool ?? 'no load tool'} per size; load average ${machine.load_average_start.join(' ')}`);
+  console.log(
+    `scale bench: sizes ${SIZES.join(', ')}; ${SEQUENTIAL} sequential requests and ${LOAD_SECONDS} s of ${tool.tool ?? 'no load tool'} per size; load average ${machine.load_average_start.join(' ')}`,
+  );
   const results: SizeResult[] = [];
   for (const n of SIZES) {
     const dir = makeDir(n);
@@ -132,7 +148,14 @@ async function main(): Promise<void> {
           // rulesets apart from spreading the traffic over them (bench/NOTES.md, "Many rulesets").
           if (tool.tool === 'wrk' && n === Math.max(...SIZES) && n > SIZES[0]!) {
             const hotPaths = paths.slice(0, SIZES[0]);
-            const h = runLoad({ url: `${svc.url}${hotPaths[0]}`, body: BODY, connections: 50, seconds: LOAD_SECONDS, cpus: plan?.load ?? null, paths: hotPaths });
+            const h = runLoad({
+              url: `${svc.url}${hotPaths[0]}`,
+              body: BODY,
+              connections: 50,
+              seconds: LOAD_SECONDS,
+              cpus: plan?.load ?? null,
+              paths: hotPaths,
+            });
             if (h.errors > 0) throw new Error(`${h.errors} failed requests at ${n} rulesets (hot set)`);
             rpsHot = h.rps;
             hotCount = hotPaths.length;
@@ -166,19 +189,55 @@ async function main(): Promise<void> {
   const small = results[0]!;
   const big = results.at(-1)!;
   const summary: SummaryRow[] = [
-    absoluteRow(`start: ready (rules loaded, listening) with ${big.rulesets} rulesets`, 'ms', big.ready_ms, `< ${TARGET_READY_MS} ms`, big.ready_ms < TARGET_READY_MS, `${small.rulesets} rulesets: ${small.ready_ms} ms`),
-    absoluteRow(`memory: RSS after the load with ${big.rulesets} rulesets`, 'MB', big.rss_after_mb, `< ${TARGET_RSS_MB} MB`, big.rss_after_mb < TARGET_RSS_MB, `when ready ${big.rss_ready_mb} MB; ${small.rulesets} rulesets: ${small.rss_after_mb} MB`),
-    timeRow(`execute latency p50 (sequential, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'us', big.latency_us_p50, small.latency_us_p50, `${small.rulesets} rulesets`, TARGET_FLAT, `p99 ${big.latency_us_p99} us vs ${small.latency_us_p99} us`),
+    absoluteRow(
+      `start: ready (rules loaded, listening) with ${big.rulesets} rulesets`,
+      'ms',
+      big.ready_ms,
+      `< ${TARGET_READY_MS} ms`,
+      big.ready_ms < TARGET_READY_MS,
+      `${small.rulesets} rulesets: ${small.ready_ms} ms`,
+    ),
+    absoluteRow(
+      `memory: RSS after the load with ${big.rulesets} rulesets`,
+      'MB',
+      big.rss_after_mb,
+      `< ${TARGET_RSS_MB} MB`,
+      big.rss_after_mb < TARGET_RSS_MB,
+      `when ready ${big.rss_ready_mb} MB; ${small.rulesets} rulesets: ${small.rss_after_mb} MB`,
+    ),
+    timeRow(
+      `execute latency p50 (sequential, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`,
+      'us',
+      big.latency_us_p50,
+      small.latency_us_p50,
+      `${small.rulesets} rulesets`,
+      TARGET_FLAT,
+      `p99 ${big.latency_us_p99} us vs ${small.latency_us_p99} us`,
+    ),
   ];
   if (big.rps !== null && small.rps !== null) {
     summary.push({
-      ...throughputRow(`execute throughput (50 connections, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`, 'req/s', big.rps, small.rps, `${small.rulesets} rulesets`, null),
+      ...throughputRow(
+        `execute throughput (50 connections, random ruleset) with ${big.rulesets} vs ${small.rulesets} rulesets`,
+        'req/s',
+        big.rps,
+        small.rps,
+        `${small.rulesets} rulesets`,
+        null,
+      ),
       note: 'throughput: higher is better. Uniform random over every stored ruleset is the worst case for CPU caches (bench/NOTES.md, "Many rulesets")',
     });
   }
   if (big.rps_hot !== null && small.rps !== null) {
     summary.push({
-      ...throughputRow(`execute throughput (50 connections) with ${big.rulesets} rulesets stored, the load on ${big.hot_rulesets} of them, vs ${small.rulesets} rulesets`, 'req/s', big.rps_hot, small.rps, `${small.rulesets} rulesets`, null),
+      ...throughputRow(
+        `execute throughput (50 connections) with ${big.rulesets} rulesets stored, the load on ${big.hot_rulesets} of them, vs ${small.rulesets} rulesets`,
+        'req/s',
+        big.rps_hot,
+        small.rps,
+        `${small.rulesets} rulesets`,
+        null,
+      ),
       note: 'throughput: higher is better; ratio near 1: the number stored does not slow execution down',
     });
   }

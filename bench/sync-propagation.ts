@@ -91,7 +91,10 @@ async function watcherMode(cluster: SyncCluster): Promise<Samples> {
 }
 
 const results: Summary[] = [];
-for (const [mode, run] of [['broker (NATS JetStream)', brokerMode], ['file watcher (shared dir, native events)', watcherMode]] as const) {
+for (const [mode, run] of [
+  ['broker (NATS JetStream)', brokerMode],
+  ['file watcher (shared dir, native events)', watcherMode],
+] as const) {
   const cluster = new SyncCluster();
   try {
     const samples = await run(cluster);

@@ -20,9 +20,8 @@ if (files.length === 0) {
   console.error('run-tests: no test files found under', roots.join(', '));
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=180000', ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=180000', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, NODE_ENV: 'test' },
+});
 process.exit(result.status ?? 1);

@@ -42,9 +42,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const signature: SignaturePolicy = {
     enabled: config.signatureEnabled,
     require: config.signatureRequire,
-    trustedKeys: config.signatureEnabled
-      ? loadTrustedKeys({ list: config.signatureTrustedKeys, file: config.signatureTrustedKeysFile })
-      : [],
+    trustedKeys: config.signatureEnabled ? loadTrustedKeys({ list: config.signatureTrustedKeys, file: config.signatureTrustedKeysFile }) : [],
     allowUnsignedLocal: config.signatureAllowUnsignedLocal,
   };
 

@@ -103,8 +103,19 @@ function luaString(s: string): string {
 function autocannon(spec: LoadSpec): LoadRound {
   const bin = join(ROOT, 'bench', 'node_modules', 'autocannon', 'autocannon.js');
   const [cmd, args] = pinned(spec.cpus, process.execPath, [
-    bin, '-c', String(spec.connections), '-d', String(spec.seconds), '-m', 'POST',
-    '-H', 'content-type=application/json', '-b', spec.body, '--json', spec.url,
+    bin,
+    '-c',
+    String(spec.connections),
+    '-d',
+    String(spec.seconds),
+    '-m',
+    'POST',
+    '-H',
+    'content-type=application/json',
+    '-b',
+    spec.body,
+    '--json',
+    spec.url,
   ]);
   const out = spawnSync(cmd, args, { encoding: 'utf8', timeout: (spec.seconds + 30) * 1000, maxBuffer: 64 * 1024 * 1024 });
   let r: any;

@@ -105,9 +105,20 @@ export interface SvcServer extends Started {
  * to `cpuList`. Audit lines (stdout) go to /dev/null; the log (stderr) is read for addresses.
  * `bin`: another build's svc-server.js (before/after comparisons).
  */
-export async function startSvc(extra: string[], cpuList: string | null, options: { grpc?: boolean; nodeArgs?: string[]; env?: NodeJS.ProcessEnv; bin?: string } = {}): Promise<SvcServer> {
+export async function startSvc(
+  extra: string[],
+  cpuList: string | null,
+  options: { grpc?: boolean; nodeArgs?: string[]; env?: NodeJS.ProcessEnv; bin?: string } = {},
+): Promise<SvcServer> {
   const grpc = options.grpc ?? false;
-  const args = [...(options.nodeArgs ?? []), options.bin ?? SERVER_BIN, '--http-addr', '127.0.0.1:0', ...(grpc ? ['--grpc-addr', '127.0.0.1:0'] : ['--disable-grpc']), ...extra];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    options.bin ?? SERVER_BIN,
+    '--http-addr',
+    '127.0.0.1:0',
+    ...(grpc ? ['--grpc-addr', '127.0.0.1:0'] : ['--disable-grpc']),
+    ...extra,
+  ];
   const [cmd, full] = pinned(cpuList, process.execPath, args);
   const s = await spawnReady(cmd, full, 'stderr', grpc ? ['http listening', 'grpc listening'] : ['http listening'], options.env ? { env: options.env } : {});
   return {

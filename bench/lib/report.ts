@@ -63,7 +63,15 @@ export interface SuiteReport {
   /** Anything else (raw rounds, settings). */
   readonly details: unknown;
   /** bench/before-after.ts only: each measure for the old and the new build. */
-  readonly rows?: ReadonlyArray<{ metric: string; unit: string; before: number; after: number; baseline: number | null; baseline_name: string | null; higher_is_better: boolean }>;
+  readonly rows?: ReadonlyArray<{
+    metric: string;
+    unit: string;
+    before: number;
+    after: number;
+    baseline: number | null;
+    baseline_name: string | null;
+    higher_is_better: boolean;
+  }>;
 }
 
 /** The machine info at the start of a suite. */
@@ -96,12 +104,28 @@ export function writeReport(fields: Omit<SuiteReport, 'timestamp'>): string {
 }
 
 /** A summary row for a throughput (higher is better) against a baseline with a minimum ratio. */
-export function throughputRow(metric: string, unit: string, svc: number, baseline: number, baselineName: string, minRatio: number | null, note?: string): SummaryRow {
+export function throughputRow(
+  metric: string,
+  unit: string,
+  svc: number,
+  baseline: number,
+  baselineName: string,
+  minRatio: number | null,
+  note?: string,
+): SummaryRow {
   return ratioRow(metric, unit, svc, baseline, baselineName, minRatio === null ? null : { bound: minRatio, op: '>=' }, note);
 }
 
 /** A summary row for a time (lower is better) against a baseline with a maximum ratio. */
-export function timeRow(metric: string, unit: string, svc: number, baseline: number | null, baselineName: string | null, maxRatio: number | null, note?: string): SummaryRow {
+export function timeRow(
+  metric: string,
+  unit: string,
+  svc: number,
+  baseline: number | null,
+  baselineName: string | null,
+  maxRatio: number | null,
+  note?: string,
+): SummaryRow {
   return ratioRow(metric, unit, svc, baseline, baselineName, maxRatio === null ? null : { bound: maxRatio, op: '<=' }, note);
 }
 

@@ -56,7 +56,17 @@ const APPROVAL: Scenario = {
     { id: 'd1', branches: [{ cond: { field: 'user.age', op: '>=', value: 18 }, next: 'd2' }], otherwise: 'REJECT_AGE' },
     {
       id: 'd2',
-      branches: [{ cond: { any: [{ field: 'user.vip', op: '==', value: true }, { field: 'order.amount', op: '>', value: 1000 }] }, next: 'd3' }],
+      branches: [
+        {
+          cond: {
+            any: [
+              { field: 'user.vip', op: '==', value: true },
+              { field: 'order.amount', op: '>', value: 1000 },
+            ],
+          },
+          next: 'd3',
+        },
+      ],
       otherwise: 'REVIEW',
     },
     { id: 'd3', branches: [{ cond: { field: 'user.country', op: 'in', value: ['US', 'CA'] }, next: 'APPROVE' }], otherwise: 'REJECT_REGION' },
@@ -256,7 +266,15 @@ export function jsPredicate(c: Cond): (input: any) => boolean {
 export function jreCondition(c: Cond): Record<string, unknown> {
   if (isCmp(c)) {
     const [fact, path] = c.field.split('.') as [string, string];
-    const operator = { '>=': 'greaterThanInclusive', '>': 'greaterThan', '<=': 'lessThanInclusive', '<': 'lessThan', '==': 'equal', '!=': 'notEqual', in: 'in' }[c.op];
+    const operator = {
+      '>=': 'greaterThanInclusive',
+      '>': 'greaterThan',
+      '<=': 'lessThanInclusive',
+      '<': 'lessThan',
+      '==': 'equal',
+      '!=': 'notEqual',
+      in: 'in',
+    }[c.op];
     return { fact, path: `$.${path}`, operator, value: c.value };
   }
   if ('all' in c) return { all: c.all.map(jreCondition) };

@@ -21,12 +21,7 @@ const PROCESS_IO: CliIo = {
  * Parses the config, or exits: `--help`/`--version` print to stdout and exit 0; a
  * `ConfigError` prints `svc-server: <message>` to stderr and exits 2. Other errors propagate.
  */
-export function loadConfigOrExit(
-  argv: readonly string[],
-  env: Record<string, string | undefined>,
-  io: CliIo = PROCESS_IO,
-  options: ParseOptions = {},
-): Config {
+export function loadConfigOrExit(argv: readonly string[], env: Record<string, string | undefined>, io: CliIo = PROCESS_IO, options: ParseOptions = {}): Config {
   try {
     return parseConfig(argv, env, options);
   } catch (err) {

@@ -202,11 +202,7 @@ function deepFreeze<T>(value: T): T {
  * Throws `ConfigError` for a bad value, an unknown flag or a bad combination, and
  * `ConfigExit` for `--help`/`--version`.
  */
-export function parseConfig(
-  argv: readonly string[],
-  env: Record<string, string | undefined>,
-  options: ParseOptions = {},
-): Config {
+export function parseConfig(argv: readonly string[], env: Record<string, string | undefined>, options: ParseOptions = {}): Config {
   const cli = parseCommandLine(argv, options.version ?? VERSION);
   const values = new Map<string, Resolved>(FLAGS.map((def) => [def.name, resolve(def, cli, env)]));
   const r = reader(values);

@@ -10,22 +10,7 @@
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** Binary operators, lowest to highest precedence group: `||`; `&&`; `== !=`; `< <= > >=`; `in not in`; `+ -`; `* / %`. */
-export type BinaryOp =
-  | '||'
-  | '&&'
-  | '=='
-  | '!='
-  | '<'
-  | '<='
-  | '>'
-  | '>='
-  | 'in'
-  | 'not in'
-  | '+'
-  | '-'
-  | '*'
-  | '/'
-  | '%';
+export type BinaryOp = '||' | '&&' | '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not in' | '+' | '-' | '*' | '/' | '%';
 
 /** Unary operators. */
 export type UnaryOp = '!' | '-';

@@ -127,15 +127,7 @@ type Reader = (input: unknown, vars: Parameters<CompiledExpr>[1]) => JsonValue |
 /** Placeholder reader for the inline shapes, which read the path themselves. */
 const unused: Reader = () => undefined;
 
-function ordering(
-  op: '<' | '<=' | '>' | '>=',
-  c: number | string,
-  n: number,
-  a: string,
-  b: string,
-  d: string,
-  r: Reader,
-): CompiledExpr {
+function ordering(op: '<' | '<=' | '>' | '>=', c: number | string, n: number, a: string, b: string, d: string, r: Reader): CompiledExpr {
   const t = typeof c;
   switch (op) {
     case '<':

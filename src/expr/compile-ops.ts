@@ -10,12 +10,7 @@ import { constValue, isConst } from './fold.js';
 import { applyBinary, compareStrings, containsValue, jsonEquals } from './semantics.js';
 
 /** Compiles `l op r` for every binary operator but `&&` and `||` (compiled as chains). */
-export function compileOperator(
-  op: Exclude<BinaryNode['op'], '&&' | '||'>,
-  node: BinaryNode,
-  l: CompiledExpr,
-  r: CompiledExpr,
-): CompiledExpr {
+export function compileOperator(op: Exclude<BinaryNode['op'], '&&' | '||'>, node: BinaryNode, l: CompiledExpr, r: CompiledExpr): CompiledExpr {
   switch (op) {
     case '==':
       return (i, v) => jsonEquals(l(i, v), r(i, v));

@@ -56,9 +56,7 @@ function get(o: unknown, k: string): unknown {
 
 /** Guarded read of a key that could otherwise reach a prototype member or an array property. */
 function getOwn(o: unknown, k: string): unknown {
-  return typeof o === 'object' && o !== null && !Array.isArray(o) && Object.hasOwn(o, k)
-    ? (o as Record<string, unknown>)[k]
-    : undefined;
+  return typeof o === 'object' && o !== null && !Array.isArray(o) && Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined;
 }
 
 /** Array index read; `undefined` when `o` is not an array or the index is out of range. */

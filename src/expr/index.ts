@@ -11,16 +11,7 @@ export { render, renderPath } from './render.js';
 export { evaluate, type EvaluateResult } from './evaluate.js';
 export { cachedEvaluator, DEFAULT_EVAL_CACHE_SIZE } from './evaluate-cache.js';
 export { FUNCTIONS, callFunction, type FunctionSpec } from './functions.js';
-export {
-  applyBinary,
-  applyUnary,
-  compareStrings,
-  compareValues,
-  jsonEquals,
-  readPath,
-  truthy,
-  typeName,
-} from './semantics.js';
+export { applyBinary, applyUnary, compareStrings, compareValues, jsonEquals, readPath, truthy, typeName } from './semantics.js';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './limits.js';
 export {
   armBudget,

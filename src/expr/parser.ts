@@ -46,11 +46,7 @@ const LEVELS: Readonly<Record<string, number>> = {
 export function parse(source: string): Node {
   if (typeof source !== 'string') throw new TypeError('expression must be a string');
   if (source.length > MAX_EXPRESSION_LENGTH) {
-    throw new ExprSyntaxError(
-      'TOO_LONG',
-      `expression is too long (${source.length} characters, limit ${MAX_EXPRESSION_LENGTH})`,
-      MAX_EXPRESSION_LENGTH,
-    );
+    throw new ExprSyntaxError('TOO_LONG', `expression is too long (${source.length} characters, limit ${MAX_EXPRESSION_LENGTH})`, MAX_EXPRESSION_LENGTH);
   }
   const parser = new Parser(tokenize(source));
   const node = parser.parseExpression();

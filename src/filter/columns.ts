@@ -44,7 +44,13 @@ export function columnFor(field: string, mapping: Readonly<Record<string, string
   const parts = mapped ? column.split('.') : [column];
   if (parts.length > MAX_PARTS || !parts.every((p) => IDENTIFIER.test(p))) {
     const hint = mapped ? '' : ' (map the field to a column with field_mapping)';
-    return fail(bad(field, column, `a column must be a plain identifier: letters, digits and _, not starting with a digit, at most 63 characters${mapped ? ', parts separated by dots' : ''}${hint}`));
+    return fail(
+      bad(
+        field,
+        column,
+        `a column must be a plain identifier: letters, digits and _, not starting with a digit, at most 63 characters${mapped ? ', parts separated by dots' : ''}${hint}`,
+      ),
+    );
   }
   if (parts.includes('__proto__')) return fail(bad(field, column, '__proto__ is not a usable name'));
   if (format === 'sql' && SQL_RESERVED.has(parts[0]!.toLowerCase())) {
@@ -58,11 +64,7 @@ function fail(err: FilterError): never {
 }
 
 /** Columns of every field, in the given order (a `BAD_REQUEST` for the first unsafe one). */
-export function resolveColumns(
-  fields: Iterable<string>,
-  mapping: Readonly<Record<string, string>>,
-  format: FilterFormat,
-): ReadonlyMap<string, string> {
+export function resolveColumns(fields: Iterable<string>, mapping: Readonly<Record<string, string>>, format: FilterFormat): ReadonlyMap<string, string> {
   const out = new Map<string, string>();
   for (const f of fields) out.set(f, columnFor(f, mapping, format));
   return out;

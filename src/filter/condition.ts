@@ -153,8 +153,20 @@ function comparison(op: string, left: Residual, right: Residual): Condition {
     }
   }
   // `(if c then a else b) op v` is `if c then (a op v) else (b op v)`: the comparison never fails.
-  if (left.kind === 'if') return toCondition({ kind: 'if', cond: left.cond, then: { kind: 'binary', op: op as '==', left: left.then, right }, else: { kind: 'binary', op: op as '==', left: left.else, right } });
-  if (right.kind === 'if') return toCondition({ kind: 'if', cond: right.cond, then: { kind: 'binary', op: op as '==', left, right: right.then }, else: { kind: 'binary', op: op as '==', left, right: right.else } });
+  if (left.kind === 'if')
+    return toCondition({
+      kind: 'if',
+      cond: left.cond,
+      then: { kind: 'binary', op: op as '==', left: left.then, right },
+      else: { kind: 'binary', op: op as '==', left: left.else, right },
+    });
+  if (right.kind === 'if')
+    return toCondition({
+      kind: 'if',
+      cond: right.cond,
+      then: { kind: 'binary', op: op as '==', left, right: right.then },
+      else: { kind: 'binary', op: op as '==', left, right: right.else },
+    });
   if (op in COMPARE) {
     if (left.kind === 'field' && right.kind === 'value') return exact(compareAtom(COMPARE[op]!, left.path, right.value));
     if (left.kind === 'value' && right.kind === 'field') return exact(compareAtom(FLIPPED[op]!, right.path, left.value));
@@ -212,4 +224,3 @@ function isBoolean(r: Residual): boolean {
   if (r.kind === 'call') return TEXT_FUNCTIONS.has(r.name) || r.name === 'is_null' || r.name === 'exists';
   return false;
 }
-

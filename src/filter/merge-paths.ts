@@ -186,7 +186,7 @@ export function simplifyPaths(paths: readonly Path[]): Path[] {
     }
   }
   if (entries.length <= MERGE_LIMIT) {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (let i = 0; i < entries.length; i++) {
         const a = entries[i]!;

@@ -139,12 +139,17 @@ function readsOf(node: Node, memo: ExprMemo): Reads {
   let r = memo.reads.get(node);
   if (r !== undefined) return r;
   const children: readonly Node[] =
-    node.kind === 'array' ? node.items
-    : node.kind === 'unary' ? [node.operand]
-    : node.kind === 'binary' ? [node.left, node.right]
-    : node.kind === 'if' ? [node.cond, node.then, node.else]
-    : node.kind === 'call' ? node.args
-    : [];
+    node.kind === 'array'
+      ? node.items
+      : node.kind === 'unary'
+        ? [node.operand]
+        : node.kind === 'binary'
+          ? [node.left, node.right]
+          : node.kind === 'if'
+            ? [node.cond, node.then, node.else]
+            : node.kind === 'call'
+              ? node.args
+              : [];
   if (node.kind === 'path') {
     r = node.scope === 'var' ? { paths: NO_PATHS, variable: true } : { paths: [node], variable: false };
   } else {

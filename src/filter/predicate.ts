@@ -196,7 +196,6 @@ export function canonicalJson(v: JsonValue): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k]!)}`).join(',')}}`;
 }
 
-
 /**
  * Canonical identity of a predicate: equal keys mean the same condition (set values and the
  * children of `and`/`or` are compared as sets). Cached on the object.

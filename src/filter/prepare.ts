@@ -25,7 +25,5 @@ const PREPARED = new DerivedSlot<PreparedRuleset>('filter');
 
 /** The filter state of `compiled` (built on first use, then owned by `compiled`). */
 export function prepare(compiled: CompiledRuleset): PreparedRuleset {
-  return compiled.derived.get(PREPARED, () =>
-    Object.freeze({ compiled, sharedConditions: new Map(), memo: newExprMemo() }),
-  );
+  return compiled.derived.get(PREPARED, () => Object.freeze({ compiled, sharedConditions: new Map(), memo: newExprMemo() }));
 }

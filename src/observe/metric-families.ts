@@ -74,25 +74,12 @@ function register(registry: Registry, family: SnapshotFamily): void {
 }
 
 /** Registers a counter family whose series come from `series()` at each scrape. */
-export function registerCounterFamily(
-  registry: Registry,
-  name: string,
-  help: string,
-  series: () => Iterable<readonly [Labels, number]>,
-): void {
-  register(
-    registry,
-    new SnapshotFamily(name, help, 'counter', () => Array.from(series(), ([labels, value]) => ({ labels, value }))),
-  );
+export function registerCounterFamily(registry: Registry, name: string, help: string, series: () => Iterable<readonly [Labels, number]>): void {
+  register(registry, new SnapshotFamily(name, help, 'counter', () => Array.from(series(), ([labels, value]) => ({ labels, value }))));
 }
 
 /** Registers a histogram family whose series come from `series()` at each scrape. */
-export function registerHistogramFamily(
-  registry: Registry,
-  name: string,
-  help: string,
-  series: () => Iterable<readonly [Labels, HistogramData]>,
-): void {
+export function registerHistogramFamily(registry: Registry, name: string, help: string, series: () => Iterable<readonly [Labels, HistogramData]>): void {
   const bucketName = `${name}_bucket`;
   register(
     registry,

@@ -9,14 +9,12 @@ import { HistogramData, registerCounterFamily, registerHistogramFamily } from '.
 
 /** Buckets for executions and evaluations: 1 µs to 1 s (seconds). */
 export const EXECUTION_BUCKETS: readonly number[] = [
-  0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-  0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+  0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 ];
 
 /** Buckets for rule compilation: 10 µs to 5 s (seconds). */
 export const COMPILATION_BUCKETS: readonly number[] = [
-  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-  2.5, 5,
+  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ];
 
 /** Options of `Metrics`. */
@@ -107,10 +105,7 @@ export class Metrics {
 
     // Spec order: info, uptime, rules, executions, execution duration, terminal results,
     // eval total, eval duration, active executions, compilation duration.
-    new Gauge({ name: 'svc_info', help: 'Server information, value 1', labelNames: ['version'], registers }).set(
-      { version: options.version },
-      1,
-    );
+    new Gauge({ name: 'svc_info', help: 'Server information, value 1', labelNames: ['version'], registers }).set({ version: options.version }, 1);
     new Counter({
       name: 'svc_uptime_seconds',
       help: 'Uptime in seconds',

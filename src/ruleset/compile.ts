@@ -115,7 +115,10 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
         p.outKeys = Object.freeze(outKeys);
         p.outFns = Object.freeze(parsed.map((e) => e.fn));
         const output = outKeys.map((key, i) => Object.freeze({ key, expression: parsed[i]!.source, ast: parsed[i]!.ast }));
-        infos.set(id, Object.freeze({ type: 'terminal', id, name: p.name, code, message: p.message, staticOutput: p.staticOutput, output: Object.freeze(output) }));
+        infos.set(
+          id,
+          Object.freeze({ type: 'terminal', id, name: p.name, code, message: p.message, staticOutput: p.staticOutput, output: Object.freeze(output) }),
+        );
         break;
       }
       default:

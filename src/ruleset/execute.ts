@@ -114,14 +114,7 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
  * repeats the walk of `execute` instead of sharing it, so the untraced loop carries no trace
  * bookkeeping; the golden cases run every scenario both ways.
  */
-function executeTraced(
-  plan: ExecutionPlan,
-  input: unknown,
-  options: ExecuteOptions,
-  start: number,
-  timeoutMs: number,
-  maxSteps: number,
-): ExecutionResult {
+function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOptions, start: number, timeoutMs: number, maxSteps: number): ExecutionResult {
   const clock = options.clock;
   const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
   const ids: string[] = [];

@@ -43,18 +43,30 @@ export interface CatalogEntry {
 
 /** Every error code the service can return. */
 export const ERROR_CATALOG = {
-  BAD_REQUEST: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body or a parameter is invalid (malformed JSON, wrong shape, invalid ruleset or expression).' },
+  BAD_REQUEST: {
+    http: 400,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    meaning: 'The request body or a parameter is invalid (malformed JSON, wrong shape, invalid ruleset or expression).',
+  },
   FORBIDDEN: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, meaning: 'Signature verification failed for an uploaded rule.' },
   NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, meaning: 'The ruleset, version or route does not exist.' },
   TENANT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, meaning: 'Multi-tenancy is on and the tenant is unknown or disabled.' },
   METHOD_NOT_ALLOWED: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED, meaning: 'The route exists but not for this HTTP method.' },
   REQUEST_TIMEOUT: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, meaning: 'The request was not received completely within the request timeout.' },
   READ_ONLY: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, meaning: 'This instance is a reader; send writes to the writer.' },
-  CONFLICT: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, meaning: 'The operation conflicts with the current state (e.g. deleting a tenant that still owns rulesets).' },
+  CONFLICT: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    meaning: 'The operation conflicts with the current state (e.g. deleting a tenant that still owns rulesets).',
+  },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: 'The request body is larger than --max-request-body-bytes.' },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body is not JSON.' },
   RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: "The tenant's request rate limit was exceeded." },
-  INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL, meaning: 'An execution error (type error, no matching branch, missing field in strict mode, step limit) or an unexpected server error.' },
+  INTERNAL_ERROR: {
+    http: 500,
+    grpc: GrpcStatus.INTERNAL,
+    meaning: 'An execution error (type error, no matching branch, missing field in strict mode, step limit) or an unexpected server error.',
+  },
   TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, meaning: 'A ruleset execution ran longer than its execution timeout.' },
   LIMIT_EXCEEDED: {
     http: 500,

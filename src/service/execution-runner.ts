@@ -65,7 +65,14 @@ export class ExecutionRunner {
       deps.logger[level]({ ...fields, source: 'ruleset' }, message);
     // NOTE: the option objects are built once; the hot path allocates none.
     this.clock = new ReusableClock(deps.clock);
-    this.execPlain = Object.freeze({ trace: false, clock: this.clock.read, timeoutMs: deps.executionTimeoutMs, maxSteps: deps.maxSteps, budget: deps.budget, log });
+    this.execPlain = Object.freeze({
+      trace: false,
+      clock: this.clock.read,
+      timeoutMs: deps.executionTimeoutMs,
+      maxSteps: deps.maxSteps,
+      budget: deps.budget,
+      log,
+    });
     this.execTraced = Object.freeze({ ...this.execPlain, trace: true });
     if (deps.tracer) {
       const stats: ExecutionStats = { steps: 0 };

@@ -3,16 +3,7 @@
  * operation. Transports decode, call one method and encode; the sync adapters read one
  * `snapshot()`, consume one change stream (`subscribe`) and apply through `applyChange`. Metrics and audit are recorded here, once for every transport.
  */
-import {
-  BudgetError,
-  DEFAULT_BUDGET,
-  ExprRuntimeError,
-  ExprSyntaxError,
-  armBudget,
-  cachedEvaluator,
-  disarmBudget,
-  type BudgetLimits,
-} from '../expr/index.js';
+import { BudgetError, DEFAULT_BUDGET, ExprRuntimeError, ExprSyntaxError, armBudget, cachedEvaluator, disarmBudget, type BudgetLimits } from '../expr/index.js';
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
 import { compileRuleset } from '../ruleset/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
@@ -166,8 +157,7 @@ export class RuleService implements RuleServiceApi {
     // Tenant max_rulesets: creating one more is refused; updating an existing one is not. Checked
     // by the store under its write lock, so creates in flight together cannot overshoot it.
     const tenancy = this.tenancy;
-    const options: WriteOptions =
-      tenancy === null ? { origin: 'api' } : { origin: 'api', beforeCreate: (held) => tenancy.assertCanCreate(ctx.tenant, held) };
+    const options: WriteOptions = tenancy === null ? { origin: 'api' } : { origin: 'api', beforeCreate: (held) => tenancy.assertCanCreate(ctx.tenant, held) };
     const outcome = await this.persist(() => this.deps.store.put(record, options));
     if (outcome.created) {
       this.auditRule(ctx, 'rule_created', { rule_name: record.name, version: record.version, source_ip: ctx.sourceIp });
@@ -523,4 +513,3 @@ function truncate(s: string): string {
   const clean = String(s).replace(/[\u0000-\u001f]/g, '?');
   return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
 }
-

@@ -106,11 +106,9 @@ export class TenantManager implements TenantManagerApi {
       const held = this.deps.store.list(id).map((r) => r.name);
       if (held.length > 0) {
         const shown = held.slice(0, 10).join(', ') + (held.length > 10 ? ', …' : '');
-        throw new ServiceError(
-          'CONFLICT',
-          `tenant '${id}' still owns ${held.length} ruleset${held.length === 1 ? '' : 's'} (${shown}); delete them first`,
-          { rulesets: held.length },
-        );
+        throw new ServiceError('CONFLICT', `tenant '${id}' still owns ${held.length} ruleset${held.length === 1 ? '' : 's'} (${shown}); delete them first`, {
+          rulesets: held.length,
+        });
       }
       const removed = await this.write(() => this.deps.tenants.delete(id, { origin: 'api' }));
       if (removed === undefined) throw notFound(id);

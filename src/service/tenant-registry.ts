@@ -47,9 +47,7 @@ export class TenantRegistry implements TenancyPort, ChangeSource<TenantChangeEve
   private readonly states = new Map<string, TenantState>();
 
   constructor(private readonly options: TenantRegistryOptions) {
-    this.collection = new TenantCollection((err) =>
-      options.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'tenant listener threw; ignored'),
-    );
+    this.collection = new TenantCollection((err) => options.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'tenant listener threw; ignored'));
     this.states.set(DEFAULT_TENANT, this.stateOf(DEFAULT_TENANT_RECORD, undefined));
     // NOTE: subscribed first, so the state (rate limit, options) is current before any other
     // listener hears of a change.

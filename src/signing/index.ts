@@ -22,14 +22,7 @@ export {
   SEED_BYTES,
   type GeneratedKeyPair,
 } from './ed25519.js';
-export {
-  parseTrustedKeyList,
-  parseTrustedKeysFile,
-  readTrustedKeysFile,
-  loadTrustedKeys,
-  normalizePublicKey,
-  TrustedKeyError,
-} from './trusted-keys.js';
+export { parseTrustedKeyList, parseTrustedKeysFile, readTrustedKeysFile, loadTrustedKeys, normalizePublicKey, TrustedKeyError } from './trusted-keys.js';
 export {
   checkSignature,
   findSignature,

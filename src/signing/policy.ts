@@ -105,12 +105,7 @@ function parseParts(publicKey: unknown, signature: unknown): FoundSignature {
  * Applies the signature policy to a rule document from `source`. The signature covers the
  * UTF-8 bytes of the canonical JSON of `doc` without `_signature`. Never throws.
  */
-export function checkSignature(
-  doc: unknown,
-  source: SignatureSource,
-  policy: SignaturePolicy,
-  headerSignature?: HeaderSignatureInput,
-): SignatureCheck {
+export function checkSignature(doc: unknown, source: SignatureSource, policy: SignaturePolicy, headerSignature?: HeaderSignatureInput): SignatureCheck {
   if (!policy.enabled) return { ok: true, signed: false };
   const found = findSignature(doc, headerSignature);
   switch (found.kind) {
@@ -130,9 +125,7 @@ export function checkSignature(
     case 'found': {
       const publicKey = toBase64(found.publicKeyRaw);
       if (!trustedSet(policy.trustedKeys).has(publicKey)) return fail('untrusted public key');
-      return verifyDoc(doc, found.publicKeyRaw, found.signature)
-        ? { ok: true, signed: true, publicKey }
-        : fail('invalid signature');
+      return verifyDoc(doc, found.publicKeyRaw, found.signature) ? { ok: true, signed: true, publicKey } : fail('invalid signature');
     }
   }
 }

@@ -52,7 +52,10 @@ export class DiskRuleFiles implements RuleFiles {
     const out: ScannedFile[] = [];
     for (const file of (await scanRulesDir(this.rulesDir)).files) {
       // NOTE: a file gone since the scan counts as changed (Infinity): its rule is re-checked.
-      const mtimeMs = await stat(file.path).then((st) => st.mtimeMs, () => Infinity);
+      const mtimeMs = await stat(file.path).then(
+        (st) => st.mtimeMs,
+        () => Infinity,
+      );
       out.push({ tenant: file.tenant, name: file.name, path: file.path, mtimeMs });
     }
     return out;

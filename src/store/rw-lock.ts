@@ -84,14 +84,17 @@ export class RwLock {
       };
       this.queue.push(waiter);
       if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          const at = this.queue.indexOf(waiter);
-          if (at < 0) return; // already granted
-          this.queue.splice(at, 1);
-          reject(new LockTimeoutError(`${this.label} lock not acquired within ${timeoutMs} ms`));
-          // A writer leaving the head of the queue may unblock the readers behind it.
-          this.drain();
-        }, Math.max(0, timeoutMs));
+        timer = setTimeout(
+          () => {
+            const at = this.queue.indexOf(waiter);
+            if (at < 0) return; // already granted
+            this.queue.splice(at, 1);
+            reject(new LockTimeoutError(`${this.label} lock not acquired within ${timeoutMs} ms`));
+            // A writer leaving the head of the queue may unblock the readers behind it.
+            this.drain();
+          },
+          Math.max(0, timeoutMs),
+        );
       }
     });
   }

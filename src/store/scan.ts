@@ -14,15 +14,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidRulesetName } from '../ruleset/model.js';
 import type { FileFingerprint } from './atomic-write.js';
-import {
-  RULE_FILE_EXTENSIONS,
-  TENANTS_DIR,
-  TENANTS_FILE,
-  isReservedName,
-  parseRuleFileName,
-  rulePath,
-  type RuleFileExtension,
-} from './layout.js';
+import { RULE_FILE_EXTENSIONS, TENANTS_DIR, TENANTS_FILE, isReservedName, parseRuleFileName, rulePath, type RuleFileExtension } from './layout.js';
 import { DEFAULT_TENANT } from './types.js';
 
 /** A rule file chosen for loading. */
@@ -67,13 +59,7 @@ export async function scanRulesDir(rulesDir: string): Promise<ScanResult> {
   return { files: applyPrecedence(found, skipped), skipped };
 }
 
-async function scanTenantDir(
-  dir: string,
-  tenant: string,
-  isRoot: boolean,
-  found: FoundRuleFile[],
-  skipped: SkippedEntry[],
-): Promise<void> {
+async function scanTenantDir(dir: string, tenant: string, isRoot: boolean, found: FoundRuleFile[], skipped: SkippedEntry[]): Promise<void> {
   for (const entry of await readEntries(dir)) {
     if (entry.name.startsWith('.')) continue;
     if (isRoot && entry.name === TENANTS_FILE) continue;
@@ -97,11 +83,7 @@ async function scanTenantDir(
  * `scanRulesDir`: the first extension of RULE_FILE_EXTENSIONS that is a regular file), with its
  * fingerprint; undefined when none is left. For the watcher's reconcile of a single ruleset.
  */
-export async function currentRuleFile(
-  rulesDir: string,
-  tenant: string,
-  name: string,
-): Promise<{ path: string; fingerprint: FileFingerprint } | undefined> {
+export async function currentRuleFile(rulesDir: string, tenant: string, name: string): Promise<{ path: string; fingerprint: FileFingerprint } | undefined> {
   for (const ext of RULE_FILE_EXTENSIONS) {
     const path = rulePath(rulesDir, tenant, name, ext);
     const st = await stat(path).catch(() => undefined);
@@ -113,9 +95,7 @@ export async function currentRuleFile(
 /** Keeps one file per (tenant, name) by extension precedence; the others go to `skipped`. */
 function applyPrecedence(found: FoundRuleFile[], skipped: SkippedEntry[]): FoundRuleFile[] {
   const rank = (ext: RuleFileExtension): number => RULE_FILE_EXTENSIONS.indexOf(ext);
-  const sorted = [...found].sort(
-    (a, b) => cmp(a.tenant, b.tenant) || cmp(a.name, b.name) || rank(a.ext) - rank(b.ext),
-  );
+  const sorted = [...found].sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.name, b.name) || rank(a.ext) - rank(b.ext));
   const winners: FoundRuleFile[] = [];
   for (const file of sorted) {
     const last = winners.at(-1);
@@ -148,10 +128,16 @@ async function readEntries(dir: string): Promise<Dirent[]> {
 
 async function isFile(entry: Dirent, path: string): Promise<boolean> {
   if (!entry.isSymbolicLink()) return entry.isFile();
-  return stat(path).then((s) => s.isFile(), () => false);
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 async function isDirectory(entry: Dirent, path: string): Promise<boolean> {
   if (!entry.isSymbolicLink()) return entry.isDirectory();
-  return stat(path).then((s) => s.isDirectory(), () => false);
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }

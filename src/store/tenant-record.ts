@@ -73,11 +73,7 @@ export function invalidTenantIdMessage(id: unknown): string {
  * `id` is required in the body unless `pathId` is given (PUT), in which case a body id must
  * equal it. Unknown fields are problems (a typo such as `qps` must not silently do nothing).
  */
-export function checkTenantRecord(
-  body: unknown,
-  pathId?: string,
-  at = '',
-): { ok: true; record: TenantRecord } | { ok: false; problems: TenantProblem[] } {
+export function checkTenantRecord(body: unknown, pathId?: string, at = ''): { ok: true; record: TenantRecord } | { ok: false; problems: TenantProblem[] } {
   const problems: TenantProblem[] = [];
   const p = (field: string) => (at === '' ? field : `${at}.${field}`);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

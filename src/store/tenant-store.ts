@@ -66,7 +66,12 @@ export class TenantStore implements ChangeSource<TenantChangeEvent> {
       const previous = this.collection.get(record.id);
       options.check?.(previous);
       if (previous !== undefined && sameRecord(previous, record)) return false;
-      await this.persist(this.persistable().filter((r) => r.id !== record.id).concat(record), options);
+      await this.persist(
+        this.persistable()
+          .filter((r) => r.id !== record.id)
+          .concat(record),
+        options,
+      );
       return this.collection.set(record, options.origin);
     });
   }
@@ -80,7 +85,10 @@ export class TenantStore implements ChangeSource<TenantChangeEvent> {
       const previous = this.collection.get(id);
       options.check?.(previous);
       if (previous === undefined || (id === DEFAULT_TENANT && sameRecord(previous, DEFAULT_TENANT_RECORD))) return undefined;
-      await this.persist(this.persistable().filter((r) => r.id !== id), options);
+      await this.persist(
+        this.persistable().filter((r) => r.id !== id),
+        options,
+      );
       return this.collection.remove(id, options.origin);
     });
   }

@@ -67,10 +67,13 @@ export class Batcher<K> {
     if (this.running) return; // the running flush reschedules when it ends
     const now = this.options.clock.now();
     const due = Math.min(this.lastAt + this.options.debounceMs, this.firstAt + this.maxWaitMs);
-    this.timer = this.options.clock.setTimeout(() => {
-      this.timer = undefined;
-      void this.run();
-    }, Math.max(0, due - now));
+    this.timer = this.options.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.run();
+      },
+      Math.max(0, due - now),
+    );
   }
 
   private cancelTimer(): void {

@@ -155,7 +155,10 @@ export class BrokerLink {
   private async connect(): Promise<BrokerSession> {
     const { api } = this.options;
     const nc = await api.connect({
-      servers: this.options.url.split(',').map((u) => u.trim()).filter((u) => u !== ''),
+      servers: this.options.url
+        .split(',')
+        .map((u) => u.trim())
+        .filter((u) => u !== ''),
       name: this.options.name,
       reconnect: true,
       maxReconnectAttempts: -1,

@@ -92,7 +92,10 @@ export class BrokerPublisher {
       },
       onDropped: (count) => {
         this.dropped += count;
-        logger.warn({ dropped: count, limit: options.maxBuffered ?? 100_000 }, 'sync outbox full; dropped the oldest events (the full state is re-published on reconnect)');
+        logger.warn(
+          { dropped: count, limit: options.maxBuffered ?? 100_000 },
+          'sync outbox full; dropped the oldest events (the full state is re-published on reconnect)',
+        );
       },
     });
   }

@@ -123,7 +123,11 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
     const pub = publisher?.status() ?? null;
     const con = consumer?.status() ?? null;
     const brokerEventAt = pub?.last_published_at ?? con?.last_event_at ?? null;
-    const lastEventAt = [brokerEventAt, w?.last_reload_at ?? null].filter((t): t is string => t !== null).sort().at(-1) ?? null;
+    const lastEventAt =
+      [brokerEventAt, w?.last_reload_at ?? null]
+        .filter((t): t is string => t !== null)
+        .sort()
+        .at(-1) ?? null;
     const hasBroker = link !== undefined || brokerPending;
     return {
       role: config.role,
@@ -132,7 +136,15 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
       connected: link ? link.connected : brokerPending ? false : null,
       last_event_at: lastEventAt,
       broker: link
-        ? { enabled: true, url: config.syncUrl, subject_prefix: config.syncSubjectPrefix, connected: link.connected, last_error: link.lastError, ...(pub ?? {}), ...(con ?? {}) }
+        ? {
+            enabled: true,
+            url: config.syncUrl,
+            subject_prefix: config.syncSubjectPrefix,
+            connected: link.connected,
+            last_error: link.lastError,
+            ...(pub ?? {}),
+            ...(con ?? {}),
+          }
         : brokerPending
           ? { enabled: true, url: config.syncUrl, subject_prefix: config.syncSubjectPrefix, connected: false, last_error: null }
           : broker,

@@ -28,7 +28,14 @@ function rulesets(store: RuleStore, cleanup: () => Promise<void>): ChangeSourceU
   };
 }
 
-function tenants(registry: Pick<TenantRegistry, 'get' | 'subscribe'>, write: { put(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void>; remove(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void> }, cleanup: () => Promise<void>): ChangeSourceUnderTest<TenantChangeEvent> {
+function tenants(
+  registry: Pick<TenantRegistry, 'get' | 'subscribe'>,
+  write: {
+    put(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void>;
+    remove(i: number, origin: 'api' | 'sync' | 'watch' | 'load'): Promise<void>;
+  },
+  cleanup: () => Promise<void>,
+): ChangeSourceUnderTest<TenantChangeEvent> {
   return {
     subscribe: (listener) => registry.subscribe(listener),
     ...write,
@@ -111,7 +118,11 @@ runChangeSourceContract('tenants: TenantManager with tenants.json (file)', async
       remove: async (i, origin) => {
         if (origin === 'api') await manager.delete(ctx, `t${i}`);
         else if (origin === 'sync') await manager.applySync({ kind: 'tenant.delete', id: `t${i}` }, true);
-        else registry.replaceAll(registry.persistable().filter((r) => r.id !== `t${i}`), origin);
+        else
+          registry.replaceAll(
+            registry.persistable().filter((r) => r.id !== `t${i}`),
+            origin,
+          );
       },
     },
     cleanup,

@@ -114,7 +114,10 @@ export function runStoreContract(implementation: string, capabilities: Capabilit
     it('list is sorted by name (code point order), count and tenants follow the content', async () => {
       for (const name of ['c', 'a', 'B', 'b']) await store.put(rec(name), { origin: 'api' });
       await store.put(rec('z', { tenant: 't1' }), { origin: 'api' });
-      assert.deepEqual(store.list('default').map((r) => r.name), ['B', 'a', 'b', 'c']);
+      assert.deepEqual(
+        store.list('default').map((r) => r.name),
+        ['B', 'a', 'b', 'c'],
+      );
       assert.equal(store.count('default'), 4);
       assert.equal(store.count('t1'), 1);
       assert.equal(store.count('nope'), 0);
@@ -157,7 +160,10 @@ export function runStoreContract(implementation: string, capabilities: Capabilit
       await store.put(a, { origin: 'watch', persist: false });
       assert.equal(store.get('default', 'a'), a);
       assert.equal(await store.delete('default', 'a', { origin: 'watch', persist: false }), a);
-      assert.deepEqual(events.map((e) => `${e.kind}:${e.origin}`), ['ruleset.put:watch', 'ruleset.delete:watch']);
+      assert.deepEqual(
+        events.map((e) => `${e.kind}:${e.origin}`),
+        ['ruleset.put:watch', 'ruleset.delete:watch'],
+      );
     });
 
     it('unsubscribe stops delivery; a throwing listener breaks neither the store nor other listeners', async () => {
@@ -205,13 +211,20 @@ export function runStoreContract(implementation: string, capabilities: Capabilit
       assert.equal(d1, a1);
       assert.deepEqual(p2, { created: true });
       assert.equal(d2, a2);
-      assert.deepEqual(events.map((e) => e.kind), ['ruleset.put', 'ruleset.delete', 'ruleset.put', 'ruleset.delete']);
+      assert.deepEqual(
+        events.map((e) => e.kind),
+        ['ruleset.put', 'ruleset.delete', 'ruleset.put', 'ruleset.delete'],
+      );
       assert.equal(store.count(), 0);
     });
 
     it('rejects invalid names and tenant ids before doing anything', async () => {
       for (const bad of BAD_NAMES) {
-        await assert.rejects(store.put(makeRecord({ ...makeDoc('ok'), config: { name: bad, entry_step: 'end' } }), { origin: 'api' }), /invalid ruleset name/, `put name ${JSON.stringify(bad)}`);
+        await assert.rejects(
+          store.put(makeRecord({ ...makeDoc('ok'), config: { name: bad, entry_step: 'end' } }), { origin: 'api' }),
+          /invalid ruleset name/,
+          `put name ${JSON.stringify(bad)}`,
+        );
         await assert.rejects(store.put(rec('ok', { tenant: bad }), { origin: 'api' }), /invalid tenant id/, `put tenant ${JSON.stringify(bad)}`);
         await assert.rejects(store.delete('default', bad, { origin: 'api' }), /invalid ruleset name/);
         await assert.rejects(store.delete(bad, 'ok', { origin: 'api' }), /invalid tenant id/);
@@ -275,7 +288,10 @@ export function runStoreContract(implementation: string, capabilities: Capabilit
       const history = store.history!;
       await store.put(rec('a', { version: '1', code: 'ONE' }), { origin: 'api' });
       await store.put(rec('a', { version: '2', code: 'TWO' }), { origin: 'api' });
-      assert.deepEqual((await history.versions('default', 'a')).map((v) => [v.seq, v.version]), [[1, '1']]);
+      assert.deepEqual(
+        (await history.versions('default', 'a')).map((v) => [v.seq, v.version]),
+        [[1, '1']],
+      );
       assert.equal((await history.readVersion('default', 'a', 1))?.['config']?.version, '1');
     });
 
@@ -285,7 +301,10 @@ export function runStoreContract(implementation: string, capabilities: Capabilit
       await store.put(rec('a'), { origin: 'api' });
       const current = await files.current('default', 'a');
       assert.equal(current.kind, 'own');
-      assert.deepEqual((await files.scan()).map((f) => [f.tenant, f.name]), [['default', 'a']]);
+      assert.deepEqual(
+        (await files.scan()).map((f) => [f.tenant, f.name]),
+        [['default', 'a']],
+      );
       await store.delete('default', 'a', { origin: 'api' });
       assert.deepEqual(await files.current('default', 'a'), { kind: 'none' });
     });

@@ -52,6 +52,10 @@ export async function listTree(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
     .filter((e) => !e.isDirectory())
-    .map((e) => relative(dir, join(e.parentPath ?? e.path, e.name)).split(sep).join('/'))
+    .map((e) =>
+      relative(dir, join(e.parentPath ?? e.path, e.name))
+        .split(sep)
+        .join('/'),
+    )
     .sort();
 }

@@ -98,30 +98,34 @@ export interface Answer {
 /** One HTTP request; reads the whole answer (its body parsed when it is at most 1 MiB of JSON). */
 export function send(url: string, method: string, path: string, body?: string, agent?: Agent): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, agent: agent ?? false, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= 1 << 20) chunks.push(c);
-      });
-      res.on('end', () => {
-        let code = '';
-        let parsed: unknown = null;
-        if (size <= 1 << 20) {
-          try {
-            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            code = codeOf(parsed);
-          } catch {
-            code = '';
+    const req = request(
+      `${url}${path}`,
+      { method, agent: agent ?? false, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size <= 1 << 20) chunks.push(c);
+        });
+        res.on('end', () => {
+          let code = '';
+          let parsed: unknown = null;
+          if (size <= 1 << 20) {
+            try {
+              parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+              code = codeOf(parsed);
+            } catch {
+              code = '';
+            }
+          } else {
+            code = `(${size} bytes)`;
           }
-        } else {
-          code = `(${size} bytes)`;
-        }
-        resolve({ status: res.statusCode ?? 0, code, body: parsed });
-      });
-      res.on('error', reject);
-    });
+          resolve({ status: res.statusCode ?? 0, code, body: parsed });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -160,11 +164,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * Runs `work` against `target` while polling `/healthz/live` on its own keep-alive connection
  * (one request at a time, every 50 ms) and sampling the server's RSS every 50 ms.
  */
-export async function measureCase(
-  target: Target,
-  name: string,
-  work: () => Promise<Answer[]>,
-): Promise<CaseResult> {
+export async function measureCase(target: Target, name: string, work: () => Promise<Answer[]>): Promise<CaseResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   await send(target.url, 'GET', '/healthz/live', undefined, agent); // the poller's connection is open
   let running = true;

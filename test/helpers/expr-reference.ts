@@ -43,12 +43,7 @@ function readValue(path: PathNode, input: unknown, vars: Record<string, JsonValu
 }
 
 /** Evaluates `node` against `input` and `vars` with the plain semantics. */
-export function referenceEvaluate(
-  node: Node,
-  input: unknown,
-  vars: Record<string, JsonValue> | null,
-  strict: boolean,
-): JsonValue {
+export function referenceEvaluate(node: Node, input: unknown, vars: Record<string, JsonValue> | null, strict: boolean): JsonValue {
   const ev = (n: Node): JsonValue => referenceEvaluate(n, input, vars, strict);
   switch (node.kind) {
     case 'literal':

@@ -11,9 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ruleServiceClient } from '../../src/transport/grpc/proto.js';
 
 /** The outcome of one unary call. */
-export type GrpcOutcome<T = any> =
-  | { ok: true; value: T }
-  | { ok: false; code: number; details: string; svcCode: string | undefined };
+export type GrpcOutcome<T = any> = { ok: true; value: T } | { ok: false; code: number; details: string; svcCode: string | undefined };
 
 /** A connected test client; close it when done. */
 export interface TestClient {
@@ -73,9 +71,23 @@ export function makeSelfSignedCert(dir: string): { certPath: string; keyPath: st
   execFileSync(
     'openssl',
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
     ],
     { stdio: 'ignore' },
   );

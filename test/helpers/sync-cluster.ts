@@ -120,8 +120,12 @@ export class SyncCluster {
 
 /** Waits until the broker-sync health block of `proc` says connected. */
 export async function waitConnected(proc: ServerProcess, timeoutMs = 20_000): Promise<void> {
-  await waitFor(`${proc.url} connected to the broker`, async () => {
-    const h = await http(proc.url, 'GET', '/health');
-    return h.body?.sync?.connected === true;
-  }, timeoutMs);
+  await waitFor(
+    `${proc.url} connected to the broker`,
+    async () => {
+      const h = await http(proc.url, 'GET', '/health');
+      return h.body?.sync?.connected === true;
+    },
+    timeoutMs,
+  );
 }

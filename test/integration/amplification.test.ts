@@ -61,7 +61,10 @@ describe('amplification cases with the default limits', () => {
   }
 
   it('the server log names no unexpected error', () => {
-    assert.deepEqual(server.logs.filter((l) => l['msg'] === 'unexpected error'), []);
+    assert.deepEqual(
+      server.logs.filter((l) => l['msg'] === 'unexpected error'),
+      [],
+    );
   });
 });
 

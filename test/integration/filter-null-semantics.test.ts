@@ -72,8 +72,22 @@ const COLUMNS = [
 
 /** Row 0: every column NULL; row 1: non-null values. Only row 0 is asserted on here. */
 const ROWS: { id: number; values: Map<string, JsonValue> }[] = [
-  { id: 0, values: new Map<string, JsonValue>([['n', null], ['s', null], ['b', null]]) },
-  { id: 1, values: new Map<string, JsonValue>([['n', 2], ['s', 'abc'], ['b', true]]) },
+  {
+    id: 0,
+    values: new Map<string, JsonValue>([
+      ['n', null],
+      ['s', null],
+      ['b', null],
+    ]),
+  },
+  {
+    id: 1,
+    values: new Map<string, JsonValue>([
+      ['n', 2],
+      ['s', 'abc'],
+      ['b', true],
+    ]),
+  },
 ];
 
 let dbs: FilterDatabases;

@@ -18,10 +18,14 @@ let client: TestClient;
 
 before(async () => {
   server = await startServer([
-    '--audit-sample-rate', '100',
-    '--max-steps', '100000000',
-    '--execution-timeout-ms', '60000',
-    '--max-request-body-bytes', String(LIMIT),
+    '--audit-sample-rate',
+    '100',
+    '--max-steps',
+    '100000000',
+    '--execution-timeout-ms',
+    '60000',
+    '--max-request-body-bytes',
+    String(LIMIT),
   ]);
   await postRulesets(server.url, [LOAN, BROKEN, counter('slowpoke', 5), counter('metered')]);
   client = connect(server.grpcAddress);
@@ -69,7 +73,10 @@ describe('gRPC methods', () => {
     assert.equal(res.trace.path, 'check -> no');
     assert.deepEqual(
       res.trace.steps.map((s: any) => [s.id, s.name]),
-      [['check', 'Check age'], ['no', 'Reject']],
+      [
+        ['check', 'Check age'],
+        ['no', 'Reject'],
+      ],
     );
     for (const s of res.trace.steps) assert.match(s.duration_us, DIGITS);
   });
@@ -99,7 +106,10 @@ describe('gRPC methods', () => {
       inputs_json: ['{"user":{"age":40,"country":"CA"}}', '"not an object"', '{"user":{"age":3}}'],
       trace: true,
     });
-    assert.deepEqual(res.results.map((r: any) => r.outcome), ['result', 'error', 'result']);
+    assert.deepEqual(
+      res.results.map((r: any) => r.outcome),
+      ['result', 'error', 'result'],
+    );
     assert.equal(res.results[0].result.code, 'APPROVED');
     assert.equal(res.results[0].result.trace.path, 'check -> ok');
     assert.deepEqual(res.results[1].error, { error: 'inputs[1] must be a JSON object', code: 'BAD_REQUEST', status: Status.INVALID_ARGUMENT });
@@ -121,24 +131,143 @@ describe('gRPC methods', () => {
 
 describe('gRPC error statuses', () => {
   const cases: Array<{ name: string; method: string; req: object; status: number; svcCode: string; details: RegExp }> = [
-    { name: 'unknown ruleset (Execute)', method: 'Execute', req: { name: 'nope', input_json: '{}' }, status: Status.NOT_FOUND, svcCode: 'NOT_FOUND', details: /ruleset 'nope' not found/ },
+    {
+      name: 'unknown ruleset (Execute)',
+      method: 'Execute',
+      req: { name: 'nope', input_json: '{}' },
+      status: Status.NOT_FOUND,
+      svcCode: 'NOT_FOUND',
+      details: /ruleset 'nope' not found/,
+    },
     { name: 'unknown ruleset (GetRuleSet)', method: 'GetRuleSet', req: { name: 'nope' }, status: Status.NOT_FOUND, svcCode: 'NOT_FOUND', details: /not found/ },
-    { name: 'unknown ruleset (BatchExecute)', method: 'BatchExecute', req: { name: 'nope', inputs_json: ['{}'] }, status: Status.NOT_FOUND, svcCode: 'NOT_FOUND', details: /not found/ },
-    { name: 'malformed input_json', method: 'Execute', req: { name: 'loan', input_json: '{"user":' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^input_json: malformed JSON/ },
-    { name: 'empty input_json', method: 'Execute', req: { name: 'loan', input_json: '' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /input_json is required/ },
-    { name: 'input_json that is not an object', method: 'Execute', req: { name: 'loan', input_json: '[1]' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /input must be a JSON object/ },
-    { name: 'input_json with a __proto__ key', method: 'Execute', req: { name: 'loan', input_json: '{"__proto__":{"x":1}}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^input_json contains a forbidden key/ },
-    { name: 'input_json with a number outside the double range', method: 'Execute', req: { name: 'loan', input_json: '{"user":{"age":1e309}}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^input_json holds a number outside the double range/ },
-    { name: 'context_json with a number outside the double range', method: 'Eval', req: { expression: 'x % 3', context_json: '{"x":1e309}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^context_json holds a number outside the double range/ },
-    { name: 'invalid ruleset name', method: 'Execute', req: { name: '../etc', input_json: '{}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /invalid ruleset name/ },
-    { name: 'bad expression', method: 'Eval', req: { expression: 'a >= ', context_json: '{}' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^parse error: .* at \d+/ },
-    { name: 'eval run-time error', method: 'Eval', req: { expression: '"a" * 2' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^evaluation error/ },
-    { name: 'malformed context_json', method: 'Eval', req: { expression: 'a', context_json: 'nope' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^context_json: malformed JSON/ },
-    { name: 'context_json that is not an object', method: 'Eval', req: { expression: 'a', context_json: '3' }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /context must be a JSON object/ },
-    { name: 'malformed batch item', method: 'BatchExecute', req: { name: 'loan', inputs_json: ['{}', '{'] }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /^inputs_json\[1\]: malformed JSON/ },
-    { name: 'empty batch', method: 'BatchExecute', req: { name: 'loan', inputs_json: [] }, status: Status.INVALID_ARGUMENT, svcCode: 'BAD_REQUEST', details: /must not be empty/ },
-    { name: 'execution error', method: 'Execute', req: { name: 'broken', input_json: '{"name":"x"}' }, status: Status.INTERNAL, svcCode: 'INTERNAL_ERROR', details: /./ },
-    { name: 'execution timeout', method: 'Execute', req: { name: 'slowpoke', input_json: '{"limit":100000000}' }, status: Status.DEADLINE_EXCEEDED, svcCode: 'TIMEOUT', details: /timed out after 5 ms/ },
+    {
+      name: 'unknown ruleset (BatchExecute)',
+      method: 'BatchExecute',
+      req: { name: 'nope', inputs_json: ['{}'] },
+      status: Status.NOT_FOUND,
+      svcCode: 'NOT_FOUND',
+      details: /not found/,
+    },
+    {
+      name: 'malformed input_json',
+      method: 'Execute',
+      req: { name: 'loan', input_json: '{"user":' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^input_json: malformed JSON/,
+    },
+    {
+      name: 'empty input_json',
+      method: 'Execute',
+      req: { name: 'loan', input_json: '' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /input_json is required/,
+    },
+    {
+      name: 'input_json that is not an object',
+      method: 'Execute',
+      req: { name: 'loan', input_json: '[1]' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /input must be a JSON object/,
+    },
+    {
+      name: 'input_json with a __proto__ key',
+      method: 'Execute',
+      req: { name: 'loan', input_json: '{"__proto__":{"x":1}}' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^input_json contains a forbidden key/,
+    },
+    {
+      name: 'input_json with a number outside the double range',
+      method: 'Execute',
+      req: { name: 'loan', input_json: '{"user":{"age":1e309}}' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^input_json holds a number outside the double range/,
+    },
+    {
+      name: 'context_json with a number outside the double range',
+      method: 'Eval',
+      req: { expression: 'x % 3', context_json: '{"x":1e309}' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^context_json holds a number outside the double range/,
+    },
+    {
+      name: 'invalid ruleset name',
+      method: 'Execute',
+      req: { name: '../etc', input_json: '{}' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /invalid ruleset name/,
+    },
+    {
+      name: 'bad expression',
+      method: 'Eval',
+      req: { expression: 'a >= ', context_json: '{}' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^parse error: .* at \d+/,
+    },
+    {
+      name: 'eval run-time error',
+      method: 'Eval',
+      req: { expression: '"a" * 2' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^evaluation error/,
+    },
+    {
+      name: 'malformed context_json',
+      method: 'Eval',
+      req: { expression: 'a', context_json: 'nope' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^context_json: malformed JSON/,
+    },
+    {
+      name: 'context_json that is not an object',
+      method: 'Eval',
+      req: { expression: 'a', context_json: '3' },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /context must be a JSON object/,
+    },
+    {
+      name: 'malformed batch item',
+      method: 'BatchExecute',
+      req: { name: 'loan', inputs_json: ['{}', '{'] },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /^inputs_json\[1\]: malformed JSON/,
+    },
+    {
+      name: 'empty batch',
+      method: 'BatchExecute',
+      req: { name: 'loan', inputs_json: [] },
+      status: Status.INVALID_ARGUMENT,
+      svcCode: 'BAD_REQUEST',
+      details: /must not be empty/,
+    },
+    {
+      name: 'execution error',
+      method: 'Execute',
+      req: { name: 'broken', input_json: '{"name":"x"}' },
+      status: Status.INTERNAL,
+      svcCode: 'INTERNAL_ERROR',
+      details: /./,
+    },
+    {
+      name: 'execution timeout',
+      method: 'Execute',
+      req: { name: 'slowpoke', input_json: '{"limit":100000000}' },
+      status: Status.DEADLINE_EXCEEDED,
+      svcCode: 'TIMEOUT',
+      details: /timed out after 5 ms/,
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: ${Status[c.status]}`, async () => {
@@ -151,7 +280,7 @@ describe('gRPC error statuses', () => {
     });
   }
 
-  it('a request that is not valid protobuf is INVALID_ARGUMENT BAD_REQUEST (the caller\'s fault), on every method', async () => {
+  it("a request that is not valid protobuf is INVALID_ARGUMENT BAD_REQUEST (the caller's fault), on every method", async () => {
     // A tag whose varint runs past the end of the message: protobuf cannot decode it.
     const garbage = Buffer.from([0xff, 0xff, 0xff]);
     for (const method of ['Execute', 'Eval', 'BatchExecute', 'GetRuleSet', 'ListRuleSets', 'Health']) {
@@ -208,7 +337,11 @@ describe('metrics and audit count gRPC executions like HTTP ones', () => {
     const out = await client.call('Execute', { name: 'broken', input_json: '{"name":"x"}' });
     assert.equal(out.ok, false);
     const afterText = await metricsText(server.url);
-    assert.equal(sample(afterText, 'svc_executions_total', { ruleset: 'broken', result: 'error' }) - sample(before, 'svc_executions_total', { ruleset: 'broken', result: 'error' }), 1);
+    assert.equal(
+      sample(afterText, 'svc_executions_total', { ruleset: 'broken', result: 'error' }) -
+        sample(before, 'svc_executions_total', { ruleset: 'broken', result: 'error' }),
+      1,
+    );
     const lines = (await waitForAudit('broken', auditBefore + 1)).slice(auditBefore);
     assert.equal(lines.length, 1);
     assert.equal(lines[0]!['result'], 'error');

@@ -44,7 +44,12 @@ const ROWS: Row[] = [
   },
   { name: 'get a ruleset', http: ['GET', '/api/v1/rulesets/loan'], grpc: ['GetRuleSet', { name: 'loan' }], shape: (r) => JSON.parse(r.ruleset_json) },
   { name: 'get an unknown ruleset', http: ['GET', '/api/v1/rulesets/ghost'], grpc: ['GetRuleSet', { name: 'ghost' }] },
-  { name: 'execute', http: ['POST', '/api/v1/execute/loan', { input: approve }], grpc: ['Execute', { name: 'loan', input_json: JSON.stringify(approve) }], shape: execShape },
+  {
+    name: 'execute',
+    http: ['POST', '/api/v1/execute/loan', { input: approve }],
+    grpc: ['Execute', { name: 'loan', input_json: JSON.stringify(approve) }],
+    shape: execShape,
+  },
   {
     name: 'execute with trace',
     http: ['POST', '/api/v1/execute/loan', { input: reject, trace: true }],
@@ -52,11 +57,32 @@ const ROWS: Row[] = [
     shape: execShape,
   },
   { name: 'execute an unknown ruleset', http: ['POST', '/api/v1/execute/ghost', { input: {} }], grpc: ['Execute', { name: 'ghost', input_json: '{}' }] },
-  { name: 'execute with an invalid name', http: ['POST', '/api/v1/execute/bad%20name!', { input: {} }], grpc: ['Execute', { name: 'bad name!', input_json: '{}' }] },
-  { name: 'execute with an input that is not an object', http: ['POST', '/api/v1/execute/loan', { input: [1, 2] }], grpc: ['Execute', { name: 'loan', input_json: '[1,2]' }] },
-  { name: 'execute with malformed JSON', http: ['POST', '/api/v1/execute/loan', '{"input": {'], grpc: ['Execute', { name: 'loan', input_json: '{' }], codeOnly: true },
-  { name: 'execution error', http: ['POST', '/api/v1/execute/broken', { input: { name: 'x' } }], grpc: ['Execute', { name: 'broken', input_json: '{"name":"x"}' }] },
-  { name: 'execution timeout', http: ['POST', '/api/v1/execute/slowpoke', { input: { limit: 1e8 } }], grpc: ['Execute', { name: 'slowpoke', input_json: '{"limit":100000000}' }] },
+  {
+    name: 'execute with an invalid name',
+    http: ['POST', '/api/v1/execute/bad%20name!', { input: {} }],
+    grpc: ['Execute', { name: 'bad name!', input_json: '{}' }],
+  },
+  {
+    name: 'execute with an input that is not an object',
+    http: ['POST', '/api/v1/execute/loan', { input: [1, 2] }],
+    grpc: ['Execute', { name: 'loan', input_json: '[1,2]' }],
+  },
+  {
+    name: 'execute with malformed JSON',
+    http: ['POST', '/api/v1/execute/loan', '{"input": {'],
+    grpc: ['Execute', { name: 'loan', input_json: '{' }],
+    codeOnly: true,
+  },
+  {
+    name: 'execution error',
+    http: ['POST', '/api/v1/execute/broken', { input: { name: 'x' } }],
+    grpc: ['Execute', { name: 'broken', input_json: '{"name":"x"}' }],
+  },
+  {
+    name: 'execution timeout',
+    http: ['POST', '/api/v1/execute/slowpoke', { input: { limit: 1e8 } }],
+    grpc: ['Execute', { name: 'slowpoke', input_json: '{"limit":100000000}' }],
+  },
   {
     name: 'eval',
     http: ['POST', '/api/v1/eval', { expression: 'upper(a.b) + "!"', context: { a: { b: 'hi' } } }],
@@ -70,7 +96,11 @@ const ROWS: Row[] = [
     shape: (r) => ({ result: JSON.parse(r.result_json), parsed: r.parsed }),
   },
   { name: 'eval parse error', http: ['POST', '/api/v1/eval', { expression: '(a', context: {} }], grpc: ['Eval', { expression: '(a', context_json: '{}' }] },
-  { name: 'eval run-time error', http: ['POST', '/api/v1/eval', { expression: '1 / 0', context: {} }], grpc: ['Eval', { expression: '1 / 0', context_json: '{}' }] },
+  {
+    name: 'eval run-time error',
+    http: ['POST', '/api/v1/eval', { expression: '1 / 0', context: {} }],
+    grpc: ['Eval', { expression: '1 / 0', context_json: '{}' }],
+  },
   {
     name: 'batch',
     http: ['POST', '/api/v1/execute/loan/batch', { inputs: [approve, 'x', reject], trace: true }],
@@ -99,9 +129,7 @@ function httpShape(row: Row, body: any): unknown {
 function normalise(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalise);
   if (v && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [k, ['duration_us', 'total_duration_us', 'uptime_seconds'].includes(k) ? 0 : normalise(x)]),
-    );
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, ['duration_us', 'total_duration_us', 'uptime_seconds'].includes(k) ? 0 : normalise(x)]));
   }
   return v;
 }

@@ -195,7 +195,10 @@ describe('Unix socket (--uds-path)', () => {
     const sock = join(tmp.path, 'only.sock');
     await withServer(['--disable-grpc', '--uds-path', sock], async (server) => {
       await server.waitForLog((l) => l['msg'] === 'uds listening');
-      assert.equal(server.logs.some((l) => l['msg'] === 'grpc listening'), false);
+      assert.equal(
+        server.logs.some((l) => l['msg'] === 'grpc listening'),
+        false,
+      );
       const client = connect(`unix://${sock}`);
       try {
         assert.equal((await client.ok('Health', {})).status, 'healthy');
@@ -211,7 +214,10 @@ describe('--disable-grpc', () => {
     await withServer(['--disable-grpc'], async (server) => {
       for (let i = 0; i < 200 && !server.stdout.some((l) => l['event'] === 'server_started'); i++) await new Promise((r) => setTimeout(r, 20));
       assert.ok(server.stdout.some((l) => l['event'] === 'server_started'));
-      assert.equal(server.logs.some((l) => l['msg'] === 'grpc listening' || l['msg'] === 'uds listening'), false);
+      assert.equal(
+        server.logs.some((l) => l['msg'] === 'grpc listening' || l['msg'] === 'uds listening'),
+        false,
+      );
       assert.equal((await http(server.url, 'GET', '/healthz/live')).status, 200);
     });
   });
@@ -226,7 +232,10 @@ describe('tenancy metadata', () => {
       const client = connect(server.grpcAddress);
       try {
         assert.equal((await client.ok('Execute', { name: 'loan', input_json: APPROVE }, { 'x-tenant-id': 'acme' })).code, 'APPROVED');
-        assert.deepEqual((await client.ok('ListRuleSets', {}, { 'x-tenant-id': 'acme' })).rulesets.map((r: any) => r.name), ['loan']);
+        assert.deepEqual(
+          (await client.ok('ListRuleSets', {}, { 'x-tenant-id': 'acme' })).rulesets.map((r: any) => r.name),
+          ['loan'],
+        );
         assert.deepEqual((await client.ok('ListRuleSets', {})).rulesets, []);
         const other = await client.call('Execute', { name: 'loan', input_json: APPROVE }, { 'x-tenant-id': 'globex' });
         assert.equal(other.ok ? 0 : other.code, Status.NOT_FOUND, 'an unknown tenant is NOT_FOUND (TENANT_NOT_FOUND)');

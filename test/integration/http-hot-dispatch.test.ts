@@ -202,10 +202,39 @@ const MATRIX: readonly Case[] = [
   // execute: answers of the route
   { name: 'execute success', method: 'POST', path: execute('age'), body: ADULT, status: 200, fast: true },
   { name: 'execute success (other terminal)', method: 'POST', path: execute('age'), body: json({ input: { user: { age: 3 } } }), status: 200, fast: true },
-  { name: 'execute with trace: true', method: 'POST', path: execute('age'), body: json({ input: { user: { age: 30 } }, trace: true }), status: 200, fast: true },
-  { name: 'execute with trace: false', method: 'POST', path: execute('age'), body: json({ input: { user: { age: 30 } }, trace: false }), status: 200, fast: true },
-  { name: 'execute with trace: null', method: 'POST', path: execute('age'), body: json({ input: { user: { age: 30 } }, trace: null }), status: 200, fast: true },
-  { name: 'execute with trace not boolean', method: 'POST', path: execute('age'), body: json({ input: {}, trace: 'yes' }), status: 400, code: 'BAD_REQUEST', fast: true },
+  {
+    name: 'execute with trace: true',
+    method: 'POST',
+    path: execute('age'),
+    body: json({ input: { user: { age: 30 } }, trace: true }),
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'execute with trace: false',
+    method: 'POST',
+    path: execute('age'),
+    body: json({ input: { user: { age: 30 } }, trace: false }),
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'execute with trace: null',
+    method: 'POST',
+    path: execute('age'),
+    body: json({ input: { user: { age: 30 } }, trace: null }),
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'execute with trace not boolean',
+    method: 'POST',
+    path: execute('age'),
+    body: json({ input: {}, trace: 'yes' }),
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
   { name: 'execute with input missing', method: 'POST', path: execute('age'), body: json({ trace: true }), status: 400, code: 'BAD_REQUEST', fast: true },
   { name: 'execute with input not an object', method: 'POST', path: execute('age'), body: json({ input: 5 }), status: 400, code: 'BAD_REQUEST', fast: true },
   { name: 'execute with input null', method: 'POST', path: execute('age'), body: json({ input: null }), status: 400, code: 'BAD_REQUEST', fast: true },
@@ -213,9 +242,32 @@ const MATRIX: readonly Case[] = [
   { name: 'execute with a JSON string body', method: 'POST', path: execute('age'), body: '"input"', status: 400, code: 'BAD_REQUEST', fast: true },
   { name: 'execute with a JSON null body', method: 'POST', path: execute('age'), body: 'null', status: 400, code: 'BAD_REQUEST', fast: true },
   { name: 'execute of an unknown ruleset', method: 'POST', path: execute('nope'), body: ADULT, status: 404, code: 'NOT_FOUND', fast: true },
-  { name: 'execute that fails at run time', method: 'POST', path: execute('strict'), body: json({ input: {} }), status: 500, code: 'INTERNAL_ERROR', fast: true },
-  { name: 'execute with an X-Tenant-Id header (multi-tenancy off)', method: 'POST', path: execute('age'), body: ADULT, headers: { 'x-tenant-id': 'ghost' }, status: 200, fast: true },
-  { name: 'execute with an extra top-level key', method: 'POST', path: execute('age'), body: json({ input: { user: { age: 30 } }, other: [1] }), status: 200, fast: true },
+  {
+    name: 'execute that fails at run time',
+    method: 'POST',
+    path: execute('strict'),
+    body: json({ input: {} }),
+    status: 500,
+    code: 'INTERNAL_ERROR',
+    fast: true,
+  },
+  {
+    name: 'execute with an X-Tenant-Id header (multi-tenancy off)',
+    method: 'POST',
+    path: execute('age'),
+    body: ADULT,
+    headers: { 'x-tenant-id': 'ghost' },
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'execute with an extra top-level key',
+    method: 'POST',
+    path: execute('age'),
+    body: json({ input: { user: { age: 30 } }, other: [1] }),
+    status: 200,
+    fast: true,
+  },
   // ruleset names and paths
   { name: 'name ".x" (leading dot)', method: 'POST', path: execute('.x'), body: ADULT, status: 400, code: 'BAD_REQUEST', fast: false },
   { name: 'name "a..b"', method: 'POST', path: execute('a..b'), body: ADULT, status: 404, code: 'NOT_FOUND', fast: true },
@@ -228,16 +280,58 @@ const MATRIX: readonly Case[] = [
   { name: 'execute with an empty query string', method: 'POST', path: `${execute('age')}?`, body: ADULT, status: 200, fast: false },
   { name: 'execute with a trailing slash', method: 'POST', path: `${execute('age')}/`, body: ADULT, status: 404, code: 'NOT_FOUND', fast: false },
   { name: 'execute with an empty name', method: 'POST', path: execute(''), body: ADULT, status: 400, code: 'BAD_REQUEST', fast: false },
-  { name: 'execute batch route (not a hot route)', method: 'POST', path: `${execute('age')}/batch`, body: json({ inputs: [{ user: { age: 30 } }] }), status: 200, fast: false },
+  {
+    name: 'execute batch route (not a hot route)',
+    method: 'POST',
+    path: `${execute('age')}/batch`,
+    body: json({ inputs: [{ user: { age: 30 } }] }),
+    status: 200,
+    fast: false,
+  },
   // body reading and parsing
   { bodyError: true, name: 'malformed JSON', method: 'POST', path: execute('age'), body: '{"input":', status: 400, code: 'BAD_REQUEST', fast: true },
-  { bodyError: true, name: 'malformed JSON (trailing garbage)', method: 'POST', path: execute('age'), body: '{"input":{}}}', status: 400, code: 'BAD_REQUEST', fast: true },
+  {
+    bodyError: true,
+    name: 'malformed JSON (trailing garbage)',
+    method: 'POST',
+    path: execute('age'),
+    body: '{"input":{}}}',
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
   { bodyError: true, name: 'empty body', method: 'POST', path: execute('age'), body: '', status: 400, code: 'BAD_REQUEST', fast: true },
   { bodyError: true, name: 'whitespace body', method: 'POST', path: execute('age'), body: ' \n ', status: 400, code: 'BAD_REQUEST', fast: true },
-  { name: 'invalid UTF-8 in the body', method: 'POST', path: execute('age'), body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), status: 400, code: 'BAD_REQUEST', fast: true },
+  {
+    name: 'invalid UTF-8 in the body',
+    method: 'POST',
+    path: execute('age'),
+    body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
   { name: 'body nested exactly 512 levels', method: 'POST', path: execute('age'), body: nested(510), status: 200, fast: true },
-  { bodyError: true, name: 'body nested deeper than 512 levels', method: 'POST', path: execute('age'), body: nested(600), status: 400, code: 'BAD_REQUEST', fast: true },
-  { bodyError: true, name: 'a __proto__ key', method: 'POST', path: execute('age'), body: '{"input":{"user":{"age":30,"__proto__":{"admin":true}}}}', status: 400, code: 'BAD_REQUEST', fast: true },
+  {
+    bodyError: true,
+    name: 'body nested deeper than 512 levels',
+    method: 'POST',
+    path: execute('age'),
+    body: nested(600),
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
+  {
+    bodyError: true,
+    name: 'a __proto__ key',
+    method: 'POST',
+    path: execute('age'),
+    body: '{"input":{"user":{"age":30,"__proto__":{"admin":true}}}}',
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
   {
     bodyError: true,
     name: 'an escaped "\\u0063onstructor": {"prototype": {}} key',
@@ -248,26 +342,150 @@ const MATRIX: readonly Case[] = [
     code: 'BAD_REQUEST',
     fast: true,
   },
-  { name: 'a "constructor" key without prototype', method: 'POST', path: execute('age'), body: '{"input":{"user":{"age":30},"constructor":{"x":1}}}', status: 200, fast: true },
-  { name: 'body over the limit with Content-Length', method: 'POST', path: execute('age'), body: TOO_LARGE, status: 413, code: 'PAYLOAD_TOO_LARGE', fast: true },
-  { name: 'body over the limit, chunked', method: 'POST', path: execute('age'), body: TOO_LARGE, chunked: true, status: 413, code: 'PAYLOAD_TOO_LARGE', fast: true },
+  {
+    name: 'a "constructor" key without prototype',
+    method: 'POST',
+    path: execute('age'),
+    body: '{"input":{"user":{"age":30},"constructor":{"x":1}}}',
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'body over the limit with Content-Length',
+    method: 'POST',
+    path: execute('age'),
+    body: TOO_LARGE,
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    fast: true,
+  },
+  {
+    name: 'body over the limit, chunked',
+    method: 'POST',
+    path: execute('age'),
+    body: TOO_LARGE,
+    chunked: true,
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    fast: true,
+  },
   { name: 'body within the limit, chunked', method: 'POST', path: execute('age'), body: ADULT, chunked: true, status: 200, fast: true },
-  { name: 'eval body over the limit', method: 'POST', path: EVAL, body: json({ expression: '1', context: { pad: 'x'.repeat(BODY_LIMIT) } }), status: 413, code: 'PAYLOAD_TOO_LARGE', fast: true },
+  {
+    name: 'eval body over the limit',
+    method: 'POST',
+    path: EVAL,
+    body: json({ expression: '1', context: { pad: 'x'.repeat(BODY_LIMIT) } }),
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    fast: true,
+  },
   // content types
-  { name: 'content-type application/json; charset=utf-8', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json; charset=utf-8' }, status: 200, fast: true },
-  { name: 'content-type application/json;charset=utf-8', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json;charset=utf-8' }, status: 200, fast: true },
-  { name: 'content-type application/json; charset=UTF-8', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json; charset=UTF-8' }, status: 200, fast: true },
-  { name: 'content-type Application/JSON', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'Application/JSON' }, status: 200, fast: false },
-  { name: 'content-type application/json; charset=latin1', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'application/json; charset=latin1' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fast: false, bodyError: true },
-  { name: 'content-type text/plain', method: 'POST', path: execute('age'), body: ADULT, headers: { 'content-type': 'text/plain' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fast: false },
-  { name: 'content-type text/plain on eval', method: 'POST', path: EVAL, body: '{"expression":"1"}', headers: { 'content-type': 'text/plain' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fast: false },
+  {
+    name: 'content-type application/json; charset=utf-8',
+    method: 'POST',
+    path: execute('age'),
+    body: ADULT,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'content-type application/json;charset=utf-8',
+    method: 'POST',
+    path: execute('age'),
+    body: ADULT,
+    headers: { 'content-type': 'application/json;charset=utf-8' },
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'content-type application/json; charset=UTF-8',
+    method: 'POST',
+    path: execute('age'),
+    body: ADULT,
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+    status: 200,
+    fast: true,
+  },
+  {
+    name: 'content-type Application/JSON',
+    method: 'POST',
+    path: execute('age'),
+    body: ADULT,
+    headers: { 'content-type': 'Application/JSON' },
+    status: 200,
+    fast: false,
+  },
+  {
+    name: 'content-type application/json; charset=latin1',
+    method: 'POST',
+    path: execute('age'),
+    body: ADULT,
+    headers: { 'content-type': 'application/json; charset=latin1' },
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    fast: false,
+    bodyError: true,
+  },
+  {
+    name: 'content-type text/plain',
+    method: 'POST',
+    path: execute('age'),
+    body: ADULT,
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    fast: false,
+  },
+  {
+    name: 'content-type text/plain on eval',
+    method: 'POST',
+    path: EVAL,
+    body: '{"expression":"1"}',
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    fast: false,
+  },
   // eval
   { name: 'eval success', method: 'POST', path: EVAL, body: json({ expression: 'a + 2', context: { a: 1 } }), status: 200, fast: true },
   { name: 'eval success without context', method: 'POST', path: EVAL, body: json({ expression: '"x" + "y"' }), status: 200, fast: true },
-  { name: 'eval with a syntax error', method: 'POST', path: EVAL, body: json({ expression: '1 +', context: {} }), status: 400, code: 'BAD_REQUEST', fast: true },
-  { name: 'eval with a run-time error', method: 'POST', path: EVAL, body: json({ expression: 'a.b.c + 1', context: { a: 1 } }), status: 400, code: 'BAD_REQUEST', fast: true },
-  { name: 'eval with expression not a string', method: 'POST', path: EVAL, body: json({ expression: 5, context: {} }), status: 400, code: 'BAD_REQUEST', fast: true },
-  { name: 'eval with context not an object', method: 'POST', path: EVAL, body: json({ expression: '1', context: [1] }), status: 400, code: 'BAD_REQUEST', fast: true },
+  {
+    name: 'eval with a syntax error',
+    method: 'POST',
+    path: EVAL,
+    body: json({ expression: '1 +', context: {} }),
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
+  {
+    name: 'eval with a run-time error',
+    method: 'POST',
+    path: EVAL,
+    body: json({ expression: 'a.b.c + 1', context: { a: 1 } }),
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
+  {
+    name: 'eval with expression not a string',
+    method: 'POST',
+    path: EVAL,
+    body: json({ expression: 5, context: {} }),
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
+  {
+    name: 'eval with context not an object',
+    method: 'POST',
+    path: EVAL,
+    body: json({ expression: '1', context: [1] }),
+    status: 400,
+    code: 'BAD_REQUEST',
+    fast: true,
+  },
   { bodyError: true, name: 'eval with malformed JSON', method: 'POST', path: EVAL, body: '{"expression":"1",}', status: 400, code: 'BAD_REQUEST', fast: true },
   { bodyError: true, name: 'eval with an empty body', method: 'POST', path: EVAL, body: '', status: 400, code: 'BAD_REQUEST', fast: true },
   { name: 'eval with a JSON array body', method: 'POST', path: EVAL, body: '[]', status: 400, code: 'BAD_REQUEST', fast: true },
@@ -309,13 +527,7 @@ function send(url: string, c: Case, extraHeaders: Record<string, string>): Promi
  * Sends `c` to the hot-dispatch app, then to the fastify-only app, and asserts identical answers,
  * identical audit lines, the expected status, and which app ran fastify's hooks.
  */
-async function assertSameAnswer(
-  c: Case,
-  fast: Served,
-  slow: Served,
-  backend: Backend,
-  extraHeaders: Record<string, string> = {},
-): Promise<RawReply> {
+async function assertSameAnswer(c: Case, fast: Served, slow: Served, backend: Backend, extraHeaders: Record<string, string> = {}): Promise<RawReply> {
   const where = `${c.name} (${c.method} ${c.path.slice(0, 80)}${extraHeaders['connection'] ? `, connection: ${extraHeaders['connection']}` : ''})`;
   const auditBefore = backend.auditLines().length;
   const hitsBefore = [fast.hits(), slow.hits()] as const;
@@ -330,7 +542,11 @@ async function assertSameAnswer(
   if (a.status >= 400 || c.method === 'POST') assert.match(String(a.headers['content-type']), /^application\/json; charset=utf-8$/, where);
   assert.deepEqual(auditShape(audit.slice(auditBefore, auditMid)), auditShape(audit.slice(auditMid)), `${where}: same audit lines`);
   const hooks = c.router === true ? 0 : 1;
-  assert.equal(fast.hits() - hitsBefore[0], c.fast ? 0 : hooks, `${where}: ${c.fast ? 'answered by the hot dispatcher' : 'handed to fastify'} on the hot-dispatch app`);
+  assert.equal(
+    fast.hits() - hitsBefore[0],
+    c.fast ? 0 : hooks,
+    `${where}: ${c.fast ? 'answered by the hot dispatcher' : 'handed to fastify'} on the hot-dispatch app`,
+  );
   assert.equal(slow.hits() - hitsBefore[1], hooks, `${where}: fastify on the hotDispatch: false app`);
   return a;
 }
@@ -424,7 +640,11 @@ test('parity: multi-tenancy, X-Tenant-Id selects the tenant on both paths', asyn
     const res = await rawRequest(slow.url, 'POST', `${API}/tenants`, json(tenant));
     assert.equal(res.status, 201, `create tenant: ${res.text}`);
   }
-  for (const [tenant, code] of [['alpha', 'A'], ['beta', 'B'], ['tight', 'T']] as const) {
+  for (const [tenant, code] of [
+    ['alpha', 'A'],
+    ['beta', 'B'],
+    ['tight', 'T'],
+  ] as const) {
     await createRuleset(slow.url, codeRules('shared', code), { 'x-tenant-id': tenant });
   }
   await createRuleset(slow.url, codeRules('shared', 'D'));
@@ -462,9 +682,16 @@ test('parity: multi-tenancy, X-Tenant-Id selects the tenant on both paths', asyn
     const a = await assertSameAnswer(c, fast, slow, backend);
     if (c.status === 200 && c.path === execute('shared')) answers.set(c.headers?.['x-tenant-id'] ?? '(none)', a.body.code);
   }
-  assert.deepEqual(Object.fromEntries(answers), { alpha: 'A', beta: 'B', '(none)': 'D', '': 'D', default: 'D', tight: 'T' }, 'each tenant runs its own ruleset');
+  assert.deepEqual(
+    Object.fromEntries(answers),
+    { alpha: 'A', beta: 'B', '(none)': 'D', '': 'D', default: 'D', tight: 'T' },
+    'each tenant runs its own ruleset',
+  );
   const tenantLines = backend.auditLines().filter((l) => l['event'] === 'rule_executed');
-  assert.ok(tenantLines.some((l) => l['tenant_id'] === 'alpha'), 'audit lines name the tenant');
+  assert.ok(
+    tenantLines.some((l) => l['tenant_id'] === 'alpha'),
+    'audit lines name the tenant',
+  );
 });
 
 test('the hot dispatcher is taken: plain execute/eval requests never reach fastify hooks on the hot-dispatch app', async (t) => {
@@ -693,54 +920,62 @@ test('errors before a request exists (server options of the hot-dispatch server)
   assert.equal(fast.hits() + slow.hits(), 0, 'no request reached fastify');
 });
 
-test('draining: a kept-alive connection gets 503 NOT_READY after close() started; a request taken before the drain is answered with Connection: close', { timeout: 60_000 }, async (t) => {
-  const backend = await makeBackend();
-  t.after(() => backend.close());
-  const fast = await serve(t, backend);
-  await createRuleset(fast.url, ageRules('age'));
-  const body = ADULT;
+test(
+  'draining: a kept-alive connection gets 503 NOT_READY after close() started; a request taken before the drain is answered with Connection: close',
+  { timeout: 60_000 },
+  async (t) => {
+    const backend = await makeBackend();
+    t.after(() => backend.close());
+    const fast = await serve(t, backend);
+    await createRuleset(fast.url, ageRules('age'));
+    const body = ADULT;
 
-  // A kept-alive connection: one request answered by the hot dispatcher, the connection stays open.
-  const idle = await Conn.open(t, fast.url);
-  let hits = fast.hits();
-  idle.write(`${head('POST', execute('age'), Buffer.byteLength(body))}${body}`);
-  const first = await idle.answer();
-  assert.equal(first.status, 200);
-  assert.equal(first.body.code, 'ADULT');
-  assert.equal(first.headers['connection'], 'keep-alive');
-  assert.equal(fast.hits(), hits, 'the hot dispatcher answered the first request');
-
-  // A request in flight: `Expect: 100-continue` makes node answer "100 Continue" just before it
-  // hands the request to the handler, so the 100 proves the hot dispatcher holds the request.
-  const busy = await Conn.open(t, fast.url);
-  hits = fast.hits();
-  busy.write(head('POST', execute('age'), Buffer.byteLength(body), 'Expect: 100-continue\r\n'));
-  assert.equal((await busy.answer()).status, 100);
-
-  let drained: { late: RawAnswer | 'closed'; inflight: RawAnswer } | undefined;
-  fast.onDrain(async () => {
-    // The app's own preClose hook ran: the server drains, the connections are still open.
+    // A kept-alive connection: one request answered by the hot dispatcher, the connection stays open.
+    const idle = await Conn.open(t, fast.url);
+    let hits = fast.hits();
     idle.write(`${head('POST', execute('age'), Buffer.byteLength(body))}${body}`);
-    const late = await idle.answer().catch(() => 'closed' as const);
-    busy.write(body);
-    const inflight = await busy.answer();
-    drained = { late, inflight };
-  });
-  await fast.app.close();
-  assert.ok(drained !== undefined, 'the drain hook ran');
-  const { late, inflight } = drained;
+    const first = await idle.answer();
+    assert.equal(first.status, 200);
+    assert.equal(first.body.code, 'ADULT');
+    assert.equal(first.headers['connection'], 'keep-alive');
+    assert.equal(fast.hits(), hits, 'the hot dispatcher answered the first request');
 
-  assert.notEqual(late, 'closed', 'the kept-alive connection was still open in the drain');
-  if (late !== 'closed') {
-    assert.ok(isCatalogError({ status: late.status, body: late.body }, 503, 'NOT_READY'), `late request: ${late.status} ${late.text}`);
-    assert.equal(late.headers['connection'], 'close');
-    assert.equal(late.headers['content-type'], JSON_UTF8);
-  }
-  await idle.closed;
+    // A request in flight: `Expect: 100-continue` makes node answer "100 Continue" just before it
+    // hands the request to the handler, so the 100 proves the hot dispatcher holds the request.
+    const busy = await Conn.open(t, fast.url);
+    hits = fast.hits();
+    busy.write(head('POST', execute('age'), Buffer.byteLength(body), 'Expect: 100-continue\r\n'));
+    assert.equal((await busy.answer()).status, 100);
 
-  assert.equal(inflight.status, 200, inflight.text);
-  assert.equal(inflight.body.code, 'ADULT');
-  assert.equal(inflight.headers['connection'], 'close', 'an answer sent while draining closes the connection');
-  assert.equal(fast.hits(), hits, 'the in-flight request was answered by the hot dispatcher; the late one by the app\'s own closing hook (before the counter)');
-  await busy.closed;
-});
+    let drained: { late: RawAnswer | 'closed'; inflight: RawAnswer } | undefined;
+    fast.onDrain(async () => {
+      // The app's own preClose hook ran: the server drains, the connections are still open.
+      idle.write(`${head('POST', execute('age'), Buffer.byteLength(body))}${body}`);
+      const late = await idle.answer().catch(() => 'closed' as const);
+      busy.write(body);
+      const inflight = await busy.answer();
+      drained = { late, inflight };
+    });
+    await fast.app.close();
+    assert.ok(drained !== undefined, 'the drain hook ran');
+    const { late, inflight } = drained;
+
+    assert.notEqual(late, 'closed', 'the kept-alive connection was still open in the drain');
+    if (late !== 'closed') {
+      assert.ok(isCatalogError({ status: late.status, body: late.body }, 503, 'NOT_READY'), `late request: ${late.status} ${late.text}`);
+      assert.equal(late.headers['connection'], 'close');
+      assert.equal(late.headers['content-type'], JSON_UTF8);
+    }
+    await idle.closed;
+
+    assert.equal(inflight.status, 200, inflight.text);
+    assert.equal(inflight.body.code, 'ADULT');
+    assert.equal(inflight.headers['connection'], 'close', 'an answer sent while draining closes the connection');
+    assert.equal(
+      fast.hits(),
+      hits,
+      "the in-flight request was answered by the hot dispatcher; the late one by the app's own closing hook (before the counter)",
+    );
+    await busy.closed;
+  },
+);

@@ -54,7 +54,13 @@ describe('svc-server: bad input', () => {
 
   it('malformed JSON is 400', async () => {
     for (const body of ['{"config":', '{config: 1}', '{"a":1}}', '\u0000\u0001', '{"input": {"user": }}']) {
-      await expectError(`malformed ${JSON.stringify(body)}`, await rawRequest(server.url, 'POST', `${API}/rulesets`, body), 400, 'BAD_REQUEST', /malformed JSON/);
+      await expectError(
+        `malformed ${JSON.stringify(body)}`,
+        await rawRequest(server.url, 'POST', `${API}/rulesets`, body),
+        400,
+        'BAD_REQUEST',
+        /malformed JSON/,
+      );
       await expectError(`malformed execute ${JSON.stringify(body)}`, await rawRequest(server.url, 'POST', `${API}/execute/good`, body), 400, 'BAD_REQUEST');
     }
   });
@@ -104,7 +110,13 @@ describe('svc-server: bad input', () => {
     ];
     await expectError('__proto__ ruleset', await rawRequest(server.url, 'POST', `${API}/rulesets`, bodies[0]), 400, 'BAD_REQUEST', /forbidden key/);
     await expectError('__proto__ input', await rawRequest(server.url, 'POST', `${API}/execute/good`, bodies[1]), 400, 'BAD_REQUEST', /forbidden key/);
-    await expectError('constructor.prototype input', await rawRequest(server.url, 'POST', `${API}/execute/good`, bodies[2]), 400, 'BAD_REQUEST', /forbidden key/);
+    await expectError(
+      'constructor.prototype input',
+      await rawRequest(server.url, 'POST', `${API}/execute/good`, bodies[2]),
+      400,
+      'BAD_REQUEST',
+      /forbidden key/,
+    );
     assert.equal((await http(server.url, 'GET', `${API}/rulesets/p`)).status, 404);
   });
 
@@ -176,7 +188,13 @@ describe('svc-server: bad input', () => {
     const latin1 = Buffer.from('{"expression":"s","context":{"s":"caf\u00e9"}}', 'latin1');
     for (const type of ['application/json; charset=latin1', 'application/json; charset=ISO-8859-1', 'application/json;charset="utf-16"']) {
       for (const path of [`${API}/eval`, `${API}/execute/good`, `${API}/rulesets`]) {
-        await expectError(`${type} ${path}`, await rawRequest(server.url, 'POST', path, latin1, { 'content-type': type }), 415, 'UNSUPPORTED_MEDIA_TYPE', /charset/);
+        await expectError(
+          `${type} ${path}`,
+          await rawRequest(server.url, 'POST', path, latin1, { 'content-type': type }),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          /charset/,
+        );
       }
     }
     const utf8 = '{"expression":"s","context":{"s":"caf\u00e9"}}';
@@ -217,7 +235,10 @@ describe('svc-server: request timeout', () => {
   });
 
   it('a body that does not arrive within --request-timeout-secs is 408 with the catalog body, and the connection closes', async () => {
-    const r = await rawExchange(server.url, `POST ${API}/eval HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"expression":`);
+    const r = await rawExchange(
+      server.url,
+      `POST ${API}/eval HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"expression":`,
+    );
     assert.equal(r.status, 408, r.head);
     assert.match(r.head, /\r\nconnection: close/i);
     assert.match(r.head, /\r\ncontent-type: application\/json/i);
@@ -261,7 +282,12 @@ describe('svc-server: --max-response-bytes', () => {
     const big = await rawRequest(server.url, 'POST', `${API}/eval`, JSON.stringify({ expression: 'upper(s)', context: { s: 'x'.repeat(3000) } }));
     assert.ok(isCatalogError(big, 500, 'LIMIT_EXCEEDED'), big.text);
     assert.match(big.body.error, /^answer of 30[0-9]{2} bytes exceeds --max-response-bytes \(3000\)$/);
-    const batch = await rawRequest(server.url, 'POST', `${API}/execute/good/batch`, JSON.stringify({ inputs: Array.from({ length: 100 }, () => ({ user: { age: 30 } })) }));
+    const batch = await rawRequest(
+      server.url,
+      'POST',
+      `${API}/execute/good/batch`,
+      JSON.stringify({ inputs: Array.from({ length: 100 }, () => ({ user: { age: 30 } })) }),
+    );
     assert.ok(isCatalogError(batch, 500, 'LIMIT_EXCEEDED'), batch.text);
     assert.equal((await rawRequest(server.url, 'POST', `${API}/execute/good`, JSON.stringify({ input: { user: { age: 30 } } }))).status, 200);
   });

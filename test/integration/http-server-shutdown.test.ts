@@ -97,7 +97,10 @@ describe('svc-server: graceful shutdown', () => {
       assert.ok(Number.isInteger(stopped['uptime_seconds']));
       assert.equal(server.stdout.filter((l) => l['event'] === 'server_stopped').length, 1, 'written once');
       const files = readdirSync(audit.path).filter((f) => /^audit-\d{4}-\d{2}-\d{2}\.jsonl$/.test(f));
-      const lines = files.sort().flatMap((f) => readFileSync(join(audit.path, f), 'utf8').trim().split('\n')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = files
+        .sort()
+        .flatMap((f) => readFileSync(join(audit.path, f), 'utf8').trim().split('\n'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       assert.deepEqual(
         lines.map((l) => l['event']),
         ['server_started', 'server_stopped'],
@@ -160,7 +163,10 @@ describe('svc-server: kill -9 during a burst of updates', () => {
       };
       const onDisk = new Map<string, string>();
       const files = readdirSync(rulesDir).filter((f) => !f.startsWith('.'));
-      assert.deepEqual(files.sort(), names.map((n) => `${n}.json`));
+      assert.deepEqual(
+        files.sort(),
+        names.map((n) => `${n}.json`),
+      );
       for (const name of names) {
         const version = legit(name, JSON.parse(readFileSync(join(rulesDir, `${name}.json`), 'utf8')));
         onDisk.set(name, version);

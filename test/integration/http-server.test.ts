@@ -62,7 +62,9 @@ describe('svc-server: persistence across a restart, audit files, metrics', () =>
 
     // the layout on disk
     assert.deepEqual(
-      readdirSync(rulesDir).filter((f) => !f.startsWith('.')).sort(),
+      readdirSync(rulesDir)
+        .filter((f) => !f.startsWith('.'))
+        .sort(),
       ['loan.json', 'pricing.json'],
     );
     const history = readdirSync(join(rulesDir, '.versions', 'loan')).sort();

@@ -63,7 +63,10 @@ describe('request logging', () => {
     // Every line has been read once stderr has ended.
     const stderr = server.child.stderr!;
     if (!stderr.readableEnded) await once(stderr, 'end');
-    assert.ok(server.logs.some((l) => l['msg'] === 'http listening'), 'info lines are written');
+    assert.ok(
+      server.logs.some((l) => l['msg'] === 'http listening'),
+      'info lines are written',
+    );
     assert.deepEqual(
       server.logs.filter((l) => l['msg'] === 'http request' || l['msg'] === 'grpc request' || l['level'] === 'debug'),
       [],

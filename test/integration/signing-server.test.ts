@@ -163,9 +163,12 @@ describe('signatures required (trusted keys file, rules dir, unsigned local file
   let s: ServerProcess;
   before(async () => {
     s = await start([
-      '--rules-dir', join(dir, 'rules'),
-      '--signature-enabled', '--signature-require',
-      '--signature-trusted-keys-file', join(dir, 'trusted.keys'),
+      '--rules-dir',
+      join(dir, 'rules'),
+      '--signature-enabled',
+      '--signature-require',
+      '--signature-trusted-keys-file',
+      join(dir, 'trusted.keys'),
     ]);
   });
   after(async () => {
@@ -188,7 +191,11 @@ describe('signatures required (trusted keys file, rules dir, unsigned local file
       ['tampered after signing', { ...hdr, steps: { ...hdr['steps'], ok: { type: 'terminal', result: { code: 'PWNED' } } } }, 'invalid signature'],
       ['signed by an untrusted key', evil, 'untrusted public key'],
       ['public_key not base64', { ...hdr, _signature: { ...hdr['_signature'], public_key: 'not base64 !!' } }, 'invalid public key base64'],
-      ['public_key base64 of 31 bytes', { ...hdr, _signature: { ...hdr['_signature'], public_key: Buffer.alloc(31, 7).toString('base64') } }, 'invalid public key base64'],
+      [
+        'public_key base64 of 31 bytes',
+        { ...hdr, _signature: { ...hdr['_signature'], public_key: Buffer.alloc(31, 7).toString('base64') } },
+        'invalid public key base64',
+      ],
       ['another algorithm', { ...hdr, _signature: { ...hdr['_signature'], algorithm: 'rsa' } }, 'invalid signature'],
     ];
     for (const [what, body, reason] of cases) {
@@ -373,9 +380,14 @@ describe('file watcher with signatures required (--signature-allow-unsigned-loca
       renameSync(join(rules, `.${file}.tmp`), join(rules, file));
     };
     const s = await start([
-      '--rules-dir', rules, '--watch-rules',
-      '--signature-enabled', '--signature-require', '--signature-allow-unsigned-local=false',
-      '--signature-trusted-keys-file', join(dir, 'trusted.keys'),
+      '--rules-dir',
+      rules,
+      '--watch-rules',
+      '--signature-enabled',
+      '--signature-require',
+      '--signature-allow-unsigned-local=false',
+      '--signature-trusted-keys-file',
+      join(dir, 'trusted.keys'),
     ]);
     try {
       await s.waitForLog((l) => l['msg'] === 'rule watcher ready');
@@ -419,10 +431,14 @@ describe('restart with --signature-allow-unsigned-local=false', () => {
       assert.equal(body.status, 200, JSON.stringify(body.body));
       // Header form, with a stale body _signature (by the untrusted key B): the headers are
       // the signature, and they are what must be stored.
-      const headerForm = await post(first, { ...without(hdr, '_signature'), _signature: evil['_signature'] }, {
-        'X-Svc-Signature': hdr['_signature'].signature,
-        'X-Svc-Public-Key': keyA,
-      });
+      const headerForm = await post(
+        first,
+        { ...without(hdr, '_signature'), _signature: evil['_signature'] },
+        {
+          'X-Svc-Signature': hdr['_signature'].signature,
+          'X-Svc-Public-Key': keyA,
+        },
+      );
       assert.equal(headerForm.status, 200, JSON.stringify(headerForm.body));
       assert.deepEqual((await get(first, 'hdr')).body, without(hdr, '_signature'));
     } finally {

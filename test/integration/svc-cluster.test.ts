@@ -21,11 +21,21 @@ function post(url: string, path: string, body: unknown): Promise<{ status: numbe
   const u = new URL(url);
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
-      let data = '';
-      res.on('data', (c: Buffer) => (data += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data ? JSON.parse(data) : undefined }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (c: Buffer) => (data += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data ? JSON.parse(data) : undefined }));
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -33,7 +43,7 @@ function post(url: string, path: string, body: unknown): Promise<{ status: numbe
 
 const RULESET = { config: { name: 'c', version: '1', entry_step: 'OK' }, steps: { OK: { type: 'terminal', result: { code: 'OK' } } } };
 
-test('two workers serve one port, see each other\'s writes and stop gracefully', async (t) => {
+test("two workers serve one port, see each other's writes and stop gracefully", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cluster-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const child = spawn(process.execPath, [BIN, '--workers', '2', '--rules-dir', dir, '--watch-rules', '--http-addr', '127.0.0.1:0', '--disable-grpc'], {

@@ -31,9 +31,10 @@ describe('broker sync: reader restart while writes continue', () => {
     const writes = (async () => {
       while (!stopWrites) {
         n++;
-        const res = n % 6 === 5
-          ? await http(writer.url, 'DELETE', `/api/v1/rulesets/new${n - 3}`)
-          : await http(writer.url, 'POST', '/api/v1/rulesets', ruleset(n % 2 ? `hot${n % 4}` : `new${n}`, `w${n}`));
+        const res =
+          n % 6 === 5
+            ? await http(writer.url, 'DELETE', `/api/v1/rulesets/new${n - 3}`)
+            : await http(writer.url, 'POST', '/api/v1/rulesets', ruleset(n % 2 ? `hot${n % 4}` : `new${n}`, `w${n}`));
         assert.ok(res.status === 200 || res.status === 204 || res.status === 404, `write ${n}: ${res.status}`);
         await new Promise((r) => setTimeout(r, 5));
       }

@@ -118,7 +118,10 @@ describe('broker sync: a reader started before the writer', () => {
     await cluster.startNats();
     const reader = await cluster.reader(['--instance-id', 'early-reader']);
     await waitConnected(reader);
-    await waitFor('bootstrap', () => logsWith(reader, 'sync event applied').length === 0 && reader.logs.some((l) => /sync bootstrap done/.test(String(l['msg']))));
+    await waitFor(
+      'bootstrap',
+      () => logsWith(reader, 'sync event applied').length === 0 && reader.logs.some((l) => /sync bootstrap done/.test(String(l['msg']))),
+    );
     assert.deepEqual((await http(reader.url, 'GET', '/api/v1/rulesets')).body, []);
 
     // The writer starts with rules already in its dir: its start-up full state reaches the reader.

@@ -52,7 +52,10 @@ describe('file watcher on a shared rules dir', () => {
     const now = await watcher();
     assert.ok(now.own_writes_skipped > before.own_writes_skipped, 'recognised as its own write');
     assert.equal(now.reloaded, before.reloaded, 'not reloaded');
-    assert.deepEqual(logsWith(writer, 'rule reloaded from file').filter((l) => l['name'] === 'own'), []);
+    assert.deepEqual(
+      logsWith(writer, 'rule reloaded from file').filter((l) => l['name'] === 'own'),
+      [],
+    );
   });
 
   it('reloads a rule file edited by hand, on the reader and on the writer', async () => {
@@ -68,7 +71,9 @@ describe('file watcher on a shared rules dir', () => {
     await http(writer.url, 'POST', '/api/v1/rulesets', ruleset('fragile', '1.0.0'));
     await waitFor('the reader', async () => (await servedVersion(reader.url, 'fragile')) === '1.0.0');
     writeFileSync(file('fragile'), '{"config": {"name": "fragile"');
-    await waitFor('the warning', () => logsWith(reader, 'rule file skipped; the loaded version keeps serving').some((l) => String(l['path']).endsWith('fragile.json')));
+    await waitFor('the warning', () =>
+      logsWith(reader, 'rule file skipped; the loaded version keeps serving').some((l) => String(l['path']).endsWith('fragile.json')),
+    );
     assert.equal(await servedVersion(reader.url, 'fragile'), '1.0.0');
     assert.equal((await http(reader.url, 'POST', '/api/v1/execute/fragile', { input: {} })).body.code, 'OK');
   });

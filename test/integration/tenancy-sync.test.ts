@@ -52,7 +52,10 @@ describe('tenants through the broker', () => {
     // The reader with its own rules dir keeps both on disk.
     assert.equal(JSON.parse(readFileSync(join(readerDir, 'tenants', 'acme', 'pricing.json'), 'utf8')).steps.t.result.code, 'ACME');
     await waitFor('tenants.json on the reader', () => existsSync(join(readerDir, 'tenants.json')));
-    assert.deepEqual(JSON.parse(readFileSync(join(readerDir, 'tenants.json'), 'utf8')).tenants.map((t: { id: string }) => t.id), ['acme']);
+    assert.deepEqual(
+      JSON.parse(readFileSync(join(readerDir, 'tenants.json'), 'utf8')).tenants.map((t: { id: string }) => t.id),
+      ['acme'],
+    );
     // Tenant writes are refused on the reader.
     assert.equal((await http(reader.url, 'POST', '/api/v1/tenants', { id: 'nope' })).status, 409);
   });

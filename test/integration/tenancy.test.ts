@@ -56,7 +56,11 @@ describe('multi-tenancy on (persistent)', () => {
     ]) {
       assert.equal((await http(url, 'POST', '/api/v1/tenants', t)).status, 201);
     }
-    for (const [tenant, code] of [['alpha', 'A'], ['beta', 'B'], ['tight', 'T']]) {
+    for (const [tenant, code] of [
+      ['alpha', 'A'],
+      ['beta', 'B'],
+      ['tight', 'T'],
+    ]) {
       assert.equal((await http(url, 'POST', '/api/v1/rulesets', rules('shared', code!), as(tenant!))).body.status, 'created');
     }
     await http(url, 'POST', '/api/v1/rulesets', loop('spin'), as('quick'));
@@ -69,8 +73,14 @@ describe('multi-tenancy on (persistent)', () => {
 
   it('HTTP: each tenant sees and runs only its own ruleset of a shared name', async () => {
     const url = server!.url;
-    for (const [tenant, code] of [['alpha', 'A'], ['beta', 'B']] as const) {
-      assert.deepEqual((await http(url, 'GET', '/api/v1/rulesets', undefined, as(tenant))).body.map((r: { name: string }) => r.name), ['shared']);
+    for (const [tenant, code] of [
+      ['alpha', 'A'],
+      ['beta', 'B'],
+    ] as const) {
+      assert.deepEqual(
+        (await http(url, 'GET', '/api/v1/rulesets', undefined, as(tenant))).body.map((r: { name: string }) => r.name),
+        ['shared'],
+      );
       assert.equal((await http(url, 'GET', '/api/v1/rulesets/shared', undefined, as(tenant))).body.steps.done.result.code, code);
       assert.equal((await http(url, 'POST', '/api/v1/execute/shared', { input: { n: 2 } }, as(tenant))).body.code, code);
     }
@@ -79,14 +89,23 @@ describe('multi-tenancy on (persistent)', () => {
 
   it('gRPC: the same isolation through metadata x-tenant-id', async () => {
     const c = client!;
-    for (const [tenant, code] of [['alpha', 'A'], ['beta', 'B']] as const) {
+    for (const [tenant, code] of [
+      ['alpha', 'A'],
+      ['beta', 'B'],
+    ] as const) {
       const list = await c.ok('ListRuleSets', {}, as(tenant));
-      assert.deepEqual(list.rulesets.map((r: { name: string }) => r.name), ['shared']);
+      assert.deepEqual(
+        list.rulesets.map((r: { name: string }) => r.name),
+        ['shared'],
+      );
       const got = await c.ok('GetRuleSet', { name: 'shared' }, as(tenant));
       assert.equal(JSON.parse(got.ruleset_json).steps.done.result.code, code);
       assert.equal((await c.ok('Execute', { name: 'shared', input_json: '{"n": 2}' }, as(tenant))).code, code);
       const batch = await c.ok('BatchExecute', { name: 'shared', inputs_json: ['{}', '{"n": 3}'] }, as(tenant));
-      assert.deepEqual(batch.results.map((r: { result: { code: string } }) => r.result.code), [code, code]);
+      assert.deepEqual(
+        batch.results.map((r: { result: { code: string } }) => r.result.code),
+        [code, code],
+      );
     }
     assert.equal((await c.ok('ListRuleSets', {})).rulesets.length, 0);
     assert.equal((await c.ok('Eval', { expression: '1 + 2', context_json: '{}' }, as('beta'))).result_json, '3');
@@ -189,7 +208,10 @@ describe('multi-tenancy: start-up with a broken tenants.json', () => {
     const dir = tempDir('svc-tenancy-bad-');
     try {
       writeFileSync(join(dir.path, 'tenants.json'), JSON.stringify({ tenants: [{ id: 'a', qps_limit: -1 }] }));
-      await assert.rejects(startServer(['--multi-tenancy-enabled', '--rules-dir', dir.path], { timeoutMs: 10_000 }), /tenants\.json is invalid: tenants\[0\]\.qps_limit/);
+      await assert.rejects(
+        startServer(['--multi-tenancy-enabled', '--rules-dir', dir.path], { timeoutMs: 10_000 }),
+        /tenants\.json is invalid: tenants\[0\]\.qps_limit/,
+      );
       assert.equal(JSON.parse(readFileSync(join(dir.path, 'tenants.json'), 'utf8')).tenants[0].qps_limit, -1, 'the file is left alone');
     } finally {
       dir.remove();
@@ -212,11 +234,18 @@ describe('multi-tenancy off', () => {
   it('tenant headers and metadata are ignored; the tenant routes are 404', async () => {
     const url = server!.url;
     assert.equal((await http(url, 'POST', '/api/v1/rulesets', rules('plain', 'P'), as('acme'))).body.status, 'created');
-    assert.deepEqual((await http(url, 'GET', '/api/v1/rulesets')).body.map((r: { name: string }) => r.name), ['plain']);
+    assert.deepEqual(
+      (await http(url, 'GET', '/api/v1/rulesets')).body.map((r: { name: string }) => r.name),
+      ['plain'],
+    );
     assert.equal((await http(url, 'POST', '/api/v1/execute/plain', { input: {} }, as('ghost'))).body.code, 'P');
     assert.equal((await client!.ok('Execute', { name: 'plain', input_json: '{}' }, as('ghost'))).code, 'P');
     assert.equal((await client!.ok('ListRuleSets', {}, as('other'))).rulesets.length, 1);
-    for (const [method, path] of [['GET', '/api/v1/tenants'], ['POST', '/api/v1/tenants'], ['GET', '/api/v1/tenants/acme']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/tenants'],
+      ['POST', '/api/v1/tenants'],
+      ['GET', '/api/v1/tenants/acme'],
+    ] as const) {
       const res = await http(url, method, path, method === 'POST' ? { id: 'acme' } : undefined);
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.equal(res.body.code, 'NOT_FOUND');

@@ -111,7 +111,10 @@ describe('with --otlp-endpoint', () => {
 
     assert.equal(execution.resource['service.name'], 'svc-trace-test');
     assert.equal(typeof execution.resource['service.version'], 'string');
-    assert.ok(receiver.contentTypes.every((t) => t === 'application/x-protobuf'), receiver.contentTypes.join());
+    assert.ok(
+      receiver.contentTypes.every((t) => t === 'application/x-protobuf'),
+      receiver.contentTypes.join(),
+    );
     assert.deepEqual(receiver.rejected, []);
   });
 
@@ -151,10 +154,7 @@ describe('with --otlp-endpoint', () => {
   it('HTTP: without traceparent the request span starts a new trace; a batch makes one execution span per item', async () => {
     const res = await http(server.url, 'POST', '/api/v1/execute/age/batch', { inputs: [{ user: { age: 40 } }, { user: { age: 3 } }] });
     assert.equal(res.status, 200);
-    await receiver.waitFor(
-      (spans) => spans.some((s) => s.name === 'POST /api/v1/execute/:name/batch'),
-      'the batch request span',
-    );
+    await receiver.waitFor((spans) => spans.some((s) => s.name === 'POST /api/v1/execute/:name/batch'), 'the batch request span');
     const request = receiver.spans.find((s) => s.name === 'POST /api/v1/execute/:name/batch')!;
     assert.equal(request.parentSpanId, '', 'a root span');
     await receiver.waitFor((spans) => spans.filter((s) => s.parentSpanId === request.spanId).length === 2, 'two execution spans');
@@ -202,10 +202,7 @@ describe('with --otlp-endpoint', () => {
     const internal = await client.call('Execute', { name: 'broken', input_json: '{"x": 1}' }, { traceparent: failing.traceparent });
     assert.equal(notFound.ok, false);
     assert.equal(internal.ok, false);
-    await receiver.waitFor(
-      (spans) => spans.some(inTrace(missing.traceId)) && spans.filter(inTrace(failing.traceId)).length >= 2,
-      'spans of both calls',
-    );
+    await receiver.waitFor((spans) => spans.some(inTrace(missing.traceId)) && spans.filter(inTrace(failing.traceId)).length >= 2, 'spans of both calls');
     const nf = receiver.spans.find(inTrace(missing.traceId))!;
     assert.equal(nf.attributes['rpc.grpc.status_code'], 5);
     assert.equal(nf.status.code, UNSET);
@@ -265,10 +262,16 @@ describe('without --otlp-endpoint', () => {
       assert.equal(await server.stop('SIGTERM'), 0);
       assert.equal(receiver.exports(), 0);
       assert.deepEqual(receiver.rejected, []);
-      assert.equal(server.logs.some((l) => l['msg'] === 'trace export on'), false);
+      assert.equal(
+        server.logs.some((l) => l['msg'] === 'trace export on'),
+        false,
+      );
       const executed = server.stdout.filter((l) => l['event'] === 'rule_executed');
       assert.equal(executed.length, 2);
-      assert.ok(executed.every((l) => !('trace_id' in l) && !('span_id' in l)), 'no trace fields in audit lines');
+      assert.ok(
+        executed.every((l) => !('trace_id' in l) && !('span_id' in l)),
+        'no trace fields in audit lines',
+      );
     } finally {
       client.close();
       await server.stop('SIGKILL');

@@ -34,7 +34,14 @@ const LOAN = {
   steps: {
     age: { type: 'decision', branches: [{ condition: 'user.age >= 18', next_step: 'vip' }], default_next: 'reject' },
     vip: { type: 'decision', branches: [{ condition: 'user.vip || order.amount > 1000', next_step: 'note' }], default_next: 'review' },
-    note: { type: 'action', actions: [{ action: 'set_variable', name: 'tier', value: '"gold"' }, { action: 'log', message: 'vip' }], next_step: 'approve' },
+    note: {
+      type: 'action',
+      actions: [
+        { action: 'set_variable', name: 'tier', value: '"gold"' },
+        { action: 'log', message: 'vip' },
+      ],
+      next_step: 'approve',
+    },
     approve: { type: 'terminal', result: { code: 'APPROVE', message: 'ok' }, output: { tier: '$tier', amount: 'order.amount * 2' } },
     review: { type: 'terminal', result: { code: 'REVIEW' } },
     reject: { type: 'terminal', result: { code: 'REJECT' } },
@@ -103,7 +110,9 @@ interface Req {
   readonly headers?: Record<string, string>;
 }
 
-const asJson = (path: string) => (v: unknown): Req => ({ path, body: JSON.stringify(v) ?? 'null' });
+const asJson =
+  (path: string) =>
+  (v: unknown): Req => ({ path, body: JSON.stringify(v) ?? 'null' });
 const GENERATORS: Record<string, fc.Arbitrary<Req>> = {
   'create: random JSON': value.map(asJson(`${API}/rulesets`)),
   'create: a valid ruleset, one part changed': mutant(LOAN).map(asJson(`${API}/rulesets`)),
@@ -120,14 +129,22 @@ const GENERATORS: Record<string, fc.Arbitrary<Req>> = {
     .map(([path, body]) => ({ path, body })),
   'execute: a random ruleset name': fc.string({ maxLength: 40 }).map((name) => asJson(`${API}/execute/${encodeURIComponent(name)}`)({ input: INPUT })),
   'any name route: a long name': fc
-    .tuple(fc.constantFrom(`${API}/execute/`, `${API}/rulesets/`, `${API}/execute/`), fc.integer({ min: 100, max: 5000 }), fc.constantFrom('', '/batch', '/filter', '/rollback'))
+    .tuple(
+      fc.constantFrom(`${API}/execute/`, `${API}/rulesets/`, `${API}/execute/`),
+      fc.integer({ min: 100, max: 5000 }),
+      fc.constantFrom('', '/batch', '/filter', '/rollback'),
+    )
     .map(([route, n, tail]) => asJson(`${route}${'n'.repeat(n)}${tail}`)({ input: INPUT, inputs: [INPUT], seq: 1, ...FILTER })),
   'any route: a Content-Type charset': fc
     .tuple(
       fc.constantFrom(`${API}/rulesets`, `${API}/execute/loan`, `${API}/eval`, `${API}/rulesets/loan/filter`, `${API}/execute/loan/batch`),
       fc.constantFrom('utf-8', 'UTF-8', 'utf8', '"utf-8"', 'latin1', 'iso-8859-1', 'utf-16', 'us-ascii', '', 'x;y'),
     )
-    .map(([path, charset]) => ({ path, body: JSON.stringify(path.endsWith('/eval') ? EVAL : path.endsWith('/filter') ? FILTER : { input: INPUT, inputs: [INPUT] }), headers: { 'content-type': `application/json; charset=${charset}` } })),
+    .map(([path, charset]) => ({
+      path,
+      body: JSON.stringify(path.endsWith('/eval') ? EVAL : path.endsWith('/filter') ? FILTER : { input: INPUT, inputs: [INPUT] }),
+      headers: { 'content-type': `application/json; charset=${charset}` },
+    })),
 };
 
 /** SPEC.md's 500s: execution errors (execute, batch) and filters the format cannot express. */
@@ -199,8 +216,12 @@ const name = fc.oneof(fc.constant('loan'), fc.string({ maxLength: 40 }));
 
 const GRPC_GENERATORS: Record<string, fc.Arbitrary<[string, object]>> = {
   Execute: fc.tuple(name, jsonText(INPUT), fc.boolean()).map(([n, input_json, trace]) => ['Execute', { name: n, input_json, trace }]),
-  BatchExecute: fc.tuple(name, fc.array(jsonText(INPUT), { maxLength: 4 }), fc.boolean()).map(([n, inputs_json, trace]) => ['BatchExecute', { name: n, inputs_json, trace }]),
-  Eval: fc.tuple(fc.oneof(fc.constant(EVAL.expression), fc.string({ maxLength: 40 })), jsonText(INPUT)).map(([expression, context_json]) => ['Eval', { expression, context_json }]),
+  BatchExecute: fc
+    .tuple(name, fc.array(jsonText(INPUT), { maxLength: 4 }), fc.boolean())
+    .map(([n, inputs_json, trace]) => ['BatchExecute', { name: n, inputs_json, trace }]),
+  Eval: fc
+    .tuple(fc.oneof(fc.constant(EVAL.expression), fc.string({ maxLength: 40 })), jsonText(INPUT))
+    .map(([expression, context_json]) => ['Eval', { expression, context_json }]),
   GetRuleSet: name.map((n) => ['GetRuleSet', { name: n }]),
 };
 
@@ -223,7 +244,8 @@ test(`random and damaged fields on the gRPC calls: OK, a catalog status, or INTE
       if (!out.ok) {
         if (out.svcCode === undefined) problem = `status ${out.code} without svc-error-code`;
         else if (![GRPC_INVALID_ARGUMENT, GRPC_NOT_FOUND, GRPC_INTERNAL].includes(out.code)) problem = `status ${out.code} (${out.svcCode})`;
-        else if (out.code === GRPC_INTERNAL && (method === 'Eval' || method === 'GetRuleSet' || out.details.startsWith('internal error:'))) problem = `INTERNAL: ${out.details}`;
+        else if (out.code === GRPC_INTERNAL && (method === 'Eval' || method === 'GetRuleSet' || out.details.startsWith('internal error:')))
+          problem = `INTERNAL: ${out.details}`;
       }
       if (problem !== null && failures.length < 10) failures.push(`${label}: ${problem}: ${JSON.stringify(request).slice(0, 300)}`);
     }
@@ -247,7 +269,8 @@ test(`random and damaged bodies on every body route: 2xx, a catalog 4xx, or one 
       const answer = await send(server.url, 'POST', req.path, req.body, req.headers);
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       const problem = problemOf(req.path, answer);
-      if (problem !== null && failures.length < 10) failures.push(`${name}: ${problem}: POST ${req.path} ${req.body.slice(0, 300)}\n  -> ${answer.text.slice(0, 300)}`);
+      if (problem !== null && failures.length < 10)
+        failures.push(`${name}: ${problem}: POST ${req.path} ${req.body.slice(0, 300)}\n  -> ${answer.text.slice(0, 300)}`);
     }
   }
   console.log(`http fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
@@ -300,7 +323,8 @@ test(`tenants: random and damaged records, random X-Tenant-ID; tenants.json surv
         const answer = await send(mt.url, r.method, r.path, JSON.stringify(r.body) ?? 'null', tenant !== undefined ? { 'x-tenant-id': tenant } : {});
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         const problem = problemOf(r.path, answer);
-        if (problem !== null && failures.length < 10) failures.push(`${problem}: ${r.method} ${r.path} ${tenant ?? ''} ${JSON.stringify(r.body)?.slice(0, 200)} -> ${answer.text.slice(0, 200)}`);
+        if (problem !== null && failures.length < 10)
+          failures.push(`${problem}: ${r.method} ${r.path} ${tenant ?? ''} ${JSON.stringify(r.body)?.slice(0, 200)} -> ${answer.text.slice(0, 200)}`);
       }
     }
     console.log(`tenant fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);

@@ -41,9 +41,7 @@ function tree(o: TreeOptions): fc.Arbitrary<Node> {
       if (name === 'exists') return o.path.map((p) => ({ kind: 'call', name, args: [p], pos: 0 }) as Node);
       const spec = FUNCTIONS[name]!;
       const max = spec.maxArgs === Infinity ? spec.minArgs + 2 : spec.maxArgs;
-      return fc
-        .array(sub, { minLength: spec.minArgs, maxLength: max })
-        .map((args) => ({ kind: 'call', name, args, pos: 0 }) as Node);
+      return fc.array(sub, { minLength: spec.minArgs, maxLength: max }).map((args) => ({ kind: 'call', name, args, pos: 0 }) as Node);
     });
     return {
       node: fc.oneof(
@@ -52,9 +50,7 @@ function tree(o: TreeOptions): fc.Arbitrary<Node> {
         o.path,
         fc.array(sub, { maxLength: 3 }).map((items) => ({ kind: 'array', items, pos: 0 }) as Node),
         fc.record({ op: fc.constantFrom<'!' | '-'>('!', '-'), operand: sub }).map((r) => ({ kind: 'unary', ...r, pos: 0 }) as Node),
-        fc
-          .record({ op: fc.constantFrom(...BINARY_OPS), left: sub, right: sub })
-          .map((r) => ({ kind: 'binary', ...r, pos: 0 }) as Node),
+        fc.record({ op: fc.constantFrom(...BINARY_OPS), left: sub, right: sub }).map((r) => ({ kind: 'binary', ...r, pos: 0 }) as Node),
         fc.record({ cond: sub, then: sub, else: sub }).map((r) => ({ kind: 'if', ...r, pos: 0 }) as Node),
         call,
       ),
@@ -66,7 +62,10 @@ function tree(o: TreeOptions): fc.Arbitrary<Node> {
 /** Paths the parser can produce: any input keys/indices (root form when needed), identifier variables. */
 const anyPath: fc.Arbitrary<Node & { kind: 'path' }> = fc.oneof(
   fc
-    .tuple(fc.oneof(fc.constantFrom(...IDENTS, ...KEYWORDS), anyString, fc.nat({ max: 20 })), fc.array(fc.oneof(anyString, fc.constantFrom(...KEYWORDS), fc.nat({ max: 20 })), { maxLength: 3 }))
+    .tuple(
+      fc.oneof(fc.constantFrom(...IDENTS, ...KEYWORDS), anyString, fc.nat({ max: 20 })),
+      fc.array(fc.oneof(anyString, fc.constantFrom(...KEYWORDS), fc.nat({ max: 20 })), { maxLength: 3 }),
+    )
     .map(([head, rest]) => ({ kind: 'path', scope: 'input', segments: [head, ...rest], pos: 0 }) as const),
   fc
     .tuple(fc.constantFrom(...IDENTS, ...KEYWORDS), fc.array(fc.oneof(anyString, fc.nat({ max: 20 })), { maxLength: 3 }))
@@ -98,7 +97,10 @@ const evalSegment = fc.oneof(fc.constantFrom(...KEYS), fc.nat({ max: 2 }));
 
 /** Paths over the small vocabulary (input and variables). */
 export const evalPath: fc.Arbitrary<Node & { kind: 'path' }> = fc.oneof(
-  { weight: 4, arbitrary: fc.array(evalSegment, { minLength: 1, maxLength: 4 }).map((segments) => ({ kind: 'path', scope: 'input', segments, pos: 0 }) as const) },
+  {
+    weight: 4,
+    arbitrary: fc.array(evalSegment, { minLength: 1, maxLength: 4 }).map((segments) => ({ kind: 'path', scope: 'input', segments, pos: 0 }) as const),
+  },
   {
     weight: 1,
     arbitrary: fc
@@ -135,9 +137,60 @@ export const evalVars: fc.Arbitrary<Record<string, JsonValue> | null> = fc.optio
 // ---- token soup ----
 
 const TOKENS = [
-  '(', ')', '[', ']', ',', '.', '!', '-', '+', '*', '/', '%', '==', '!=', '<', '<=', '>', '>=', '&&', '||',
-  'in', 'not', 'if', 'then', 'else', 'true', 'false', 'null', 'a', 'b.c', 'x[0]', '$v', '$', '1', '2.5', '1e3', '1e',
-  '"s"', "'t'", '"', '\\', 'len', 'contains', 'exists', 'coalesce', 'min', 'foo', '#', '=', '&', '|', '{', '😀', '\u00a0',
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+  '.',
+  '!',
+  '-',
+  '+',
+  '*',
+  '/',
+  '%',
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '&&',
+  '||',
+  'in',
+  'not',
+  'if',
+  'then',
+  'else',
+  'true',
+  'false',
+  'null',
+  'a',
+  'b.c',
+  'x[0]',
+  '$v',
+  '$',
+  '1',
+  '2.5',
+  '1e3',
+  '1e',
+  '"s"',
+  "'t'",
+  '"',
+  '\\',
+  'len',
+  'contains',
+  'exists',
+  'coalesce',
+  'min',
+  'foo',
+  '#',
+  '=',
+  '&',
+  '|',
+  '{',
+  '😀',
+  '\u00a0',
 ];
 
 /** Strings made of language tokens, glued with or without spaces: mostly near-valid expressions. */

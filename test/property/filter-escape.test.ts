@@ -19,7 +19,10 @@ import { FilterDatabases } from '../helpers/filter/databases.js';
 type Kind = 'contains' | 'starts_with' | 'ends_with';
 
 const SPECIAL = ["'", '"', '%', '_', '!', '\\', '.', '*', '+', '?', '^', '$', '(', ')', '[', ']', '{', '}', '|', '/', '-', '\n', '\t', ' ', 'a', 'b', 'A'];
-const char = fc.oneof(fc.constantFrom(...SPECIAL), fc.fullUnicode().filter((c) => c !== '\0'));
+const char = fc.oneof(
+  fc.constantFrom(...SPECIAL),
+  fc.fullUnicode().filter((c) => c !== '\0'),
+);
 const text = fc.array(char, { maxLength: 8 }).map((cs) => cs.join(''));
 const kind = fc.constantFrom<Kind>('contains', 'starts_with', 'ends_with');
 /** A haystack that often contains the needle. */
@@ -96,7 +99,9 @@ test('string literals and LIKE patterns in PostgreSQL (one batched query)', asyn
 
 test('string literals and LIKE patterns in MariaDB with NO_BACKSLASH_ESCAPES (one batched query)', async () => {
   const samples = fc.sample(pair, { numRuns: RUNS, seed: Number(process.env['FILTER_PROPERTY_SEED'] ?? Date.now() % 2 ** 31) });
-  const rows = samples.map(({ needle, haystack, kind: k }, i) => `SELECT ${i} AS i, ${sqlString(haystack)} AS v, ${likePattern(k, needle)} AS p`).join('\nUNION ALL\n');
+  const rows = samples
+    .map(({ needle, haystack, kind: k }, i) => `SELECT ${i} AS i, ${sqlString(haystack)} AS v, ${likePattern(k, needle)} AS p`)
+    .join('\nUNION ALL\n');
   const [res] = await dbs.maria.query(`SELECT i, v, v LIKE p ESCAPE '!' AS m FROM (${rows}) AS samples`);
   const out = res as { i: number; v: string; m: number }[];
   assert.equal(out.length, samples.length);

@@ -7,14 +7,7 @@ import type { BatchItem, BatchResult, EvalResult, HealthInfo, RulesetInfo } from
 import type { ExecutionResult } from '../../ruleset/result.js';
 import { checkAnswerBytes, checkAnswerText } from '../answer-bound.js';
 import { parseJsonText } from '../json-text.js';
-import type {
-  BatchExecuteResponseMsg,
-  BatchItemMsg,
-  EvalResponseMsg,
-  ExecuteResponseMsg,
-  HealthResponseMsg,
-  ListRuleSetsResponseMsg,
-} from './messages.js';
+import type { BatchExecuteResponseMsg, BatchItemMsg, EvalResponseMsg, ExecuteResponseMsg, HealthResponseMsg, ListRuleSetsResponseMsg } from './messages.js';
 
 /**
  * Parses the JSON text of request field `field` (e.g. `input_json`) under the same rules as

@@ -9,12 +9,7 @@ import { ServiceError, unexpectedCause, unexpectedFields } from '../../service/e
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../answer-bound.js';
 import { encodeBatch, encodeEval, encodeExecuteResult, encodeHealth, encodeList, encodeRuleset, parseJsonField } from './codec.js';
-import type {
-  BatchExecuteRequestMsg,
-  EvalRequestMsg,
-  ExecuteRequestMsg,
-  GetRuleSetRequestMsg,
-} from './messages.js';
+import type { BatchExecuteRequestMsg, EvalRequestMsg, ExecuteRequestMsg, GetRuleSetRequestMsg } from './messages.js';
 import { MalformedMessage } from './proto.js';
 import { toCatalogError, toGrpcStatus } from './status.js';
 

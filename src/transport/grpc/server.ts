@@ -16,7 +16,15 @@ import { prepareSocketPath, removeSocket, udsTarget } from './uds.js';
 /** The config slice the gRPC server reads. */
 export type GrpcConfig = Pick<
   Config,
-  'grpcAddr' | 'disableGrpc' | 'udsPath' | 'grpcTlsCert' | 'grpcTlsKey' | 'maxRequestBodyBytes' | 'maxResponseBytes' | 'multiTenancyEnabled' | 'shutdownTimeoutSecs'
+  | 'grpcAddr'
+  | 'disableGrpc'
+  | 'udsPath'
+  | 'grpcTlsCert'
+  | 'grpcTlsKey'
+  | 'maxRequestBodyBytes'
+  | 'maxResponseBytes'
+  | 'multiTenancyEnabled'
+  | 'shutdownTimeoutSecs'
 >;
 
 /** What `startGrpcServer` needs from the logger. */

@@ -59,7 +59,14 @@ function readPem(path: string, flag: string, what: string): Buffer {
     bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : code === 'EISDIR' ? 'is a directory' : `cannot be read: ${messageOf(err)}`;
+    const reason =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable (permission denied)'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : `cannot be read: ${messageOf(err)}`;
     throw new TlsConfigError(`gRPC TLS ${what} ${path} (${flag}) ${reason}`);
   }
   if (bytes.length === 0) throw new TlsConfigError(`gRPC TLS ${what} ${path} (${flag}) is empty`);

@@ -65,7 +65,8 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   };
   const routes = activeRoutes(ROUTES, deps);
   const drain = new Drain();
-  const reportUnexpected: ReportUnexpected = (err, e, url) => options.logger?.error({ ...unexpectedFields(err), code: e.code, url: urlForLog(url) }, 'unexpected error');
+  const reportUnexpected: ReportUnexpected = (err, e, url) =>
+    options.logger?.error({ ...unexpectedFields(err), code: e.code, url: urlForLog(url) }, 'unexpected error');
   const { bodyLimit, requestTimeoutMs, multiTenancy } = options;
   const hotOn = options.hotDispatch !== false && !options.tracing && !options.requestLog && !options.debugMode;
   const app = Fastify({

@@ -40,6 +40,11 @@ export function registerNotFound(app: FastifyInstance, allowedMethods: AllowedMe
  * and the URL is not echoed back (EXTENSIONS.md 6: it can be kilobytes long).
  */
 export function frameworkErrors(err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply): void {
-  const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is longer than 128 characters' : err.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid' : 'bad request';
+  const message =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a path parameter is longer than 128 characters'
+      : err.code === 'FST_ERR_BAD_URL'
+        ? 'the URL is not valid'
+        : 'bad request';
   void reply.code(400).send(new ServiceError('BAD_REQUEST', message).toBody());
 }

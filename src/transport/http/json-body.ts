@@ -10,12 +10,7 @@ import { parseJsonText } from '../json-text.js';
 import { DeadlineQueue, type Deadline } from './deadlines.js';
 
 /** Reads and parses a JSON body. */
-export function readJsonBody(
-  raw: IncomingMessage,
-  limit: number,
-  timeoutMs: number,
-  done: (err: Error | null, body?: unknown) => void,
-): void {
+export function readJsonBody(raw: IncomingMessage, limit: number, timeoutMs: number, done: (err: Error | null, body?: unknown) => void): void {
   const declared = raw.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     done(tooLarge(limit));

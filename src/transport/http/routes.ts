@@ -24,20 +24,57 @@ const EXECUTE_BODY: SchemaNode = {
 /** The routes of the rule service itself (every mode). */
 const SERVICE_ROUTES: readonly Route[] = [
   // ------------------------------------------------------------- rulesets
-  { id: 'listRulesets', method: 'GET', path: '/api/v1/rulesets', permission: 'read', requestSchema: 'none', reply: 'json', handle: (d, ctx) => d.service.listRulesets(ctx) },
+  {
+    id: 'listRulesets',
+    method: 'GET',
+    path: '/api/v1/rulesets',
+    permission: 'read',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: (d, ctx) => d.service.listRulesets(ctx),
+  },
   {
     id: 'putRuleset',
     method: 'POST',
     path: '/api/v1/rulesets',
     permission: 'write',
-    requestSchema: { type: 'object', description: 'a ruleset document (SPEC.md "Ruleset format")', properties: { config: OBJECT, steps: OBJECT }, required: ['config', 'steps'] },
+    requestSchema: {
+      type: 'object',
+      description: 'a ruleset document (SPEC.md "Ruleset format")',
+      properties: { config: OBJECT, steps: OBJECT },
+      required: ['config', 'steps'],
+    },
     reply: 'json',
     handle: (d, ctx, _param, body, raw) =>
       d.service.putRuleset(ctx, body, { signature: headerValue(raw, 'x-svc-signature'), publicKey: headerValue(raw, 'x-svc-public-key') }),
   },
-  { id: 'getRuleset', method: 'GET', path: '/api/v1/rulesets/:name', permission: 'read', requestSchema: 'none', reply: 'json', handle: (d, ctx, name) => d.service.getRuleset(ctx, name) },
-  { id: 'deleteRuleset', method: 'DELETE', path: '/api/v1/rulesets/:name', permission: 'write', requestSchema: 'none', reply: 'empty', handle: (d, ctx, name) => d.service.deleteRuleset(ctx, name) },
-  { id: 'listVersions', method: 'GET', path: '/api/v1/rulesets/:name/versions', permission: 'read', requestSchema: 'none', reply: 'json', handle: (d, ctx, name) => d.service.versions(ctx, name) },
+  {
+    id: 'getRuleset',
+    method: 'GET',
+    path: '/api/v1/rulesets/:name',
+    permission: 'read',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: (d, ctx, name) => d.service.getRuleset(ctx, name),
+  },
+  {
+    id: 'deleteRuleset',
+    method: 'DELETE',
+    path: '/api/v1/rulesets/:name',
+    permission: 'write',
+    requestSchema: 'none',
+    reply: 'empty',
+    handle: (d, ctx, name) => d.service.deleteRuleset(ctx, name),
+  },
+  {
+    id: 'listVersions',
+    method: 'GET',
+    path: '/api/v1/rulesets/:name/versions',
+    permission: 'read',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: (d, ctx, name) => d.service.versions(ctx, name),
+  },
   {
     id: 'rollback',
     method: 'POST',
@@ -59,7 +96,16 @@ const SERVICE_ROUTES: readonly Route[] = [
   // ------------------------------------------------------------- execution
   // NOTE (speed): execute and eval are hot: their plain requests are answered by the hot
   // dispatcher, about 10 us of CPU less per request than through fastify (bench/NOTES.md).
-  { id: 'execute', method: 'POST', path: '/api/v1/execute/:name', permission: 'execute', hot: true, requestSchema: EXECUTE_BODY, reply: 'text', handle: (d, ctx, name, body) => executeAnswer(d.service, ctx, name, body) },
+  {
+    id: 'execute',
+    method: 'POST',
+    path: '/api/v1/execute/:name',
+    permission: 'execute',
+    hot: true,
+    requestSchema: EXECUTE_BODY,
+    reply: 'text',
+    handle: (d, ctx, name, body) => executeAnswer(d.service, ctx, name, body),
+  },
   {
     id: 'executeBatch',
     method: 'POST',
@@ -84,13 +130,25 @@ const SERVICE_ROUTES: readonly Route[] = [
     handle: (d, ctx, _param, body) => evalAnswer(d.service, ctx, body),
   },
   // ------------------------------------------------------------- config
-  { id: 'getAuditSampleRate', method: 'GET', path: '/api/v1/config/audit-sample-rate', permission: 'read', requestSchema: 'none', reply: 'json', handle: (d, ctx) => d.service.getAuditSampleRate(ctx) },
+  {
+    id: 'getAuditSampleRate',
+    method: 'GET',
+    path: '/api/v1/config/audit-sample-rate',
+    permission: 'read',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: (d, ctx) => d.service.getAuditSampleRate(ctx),
+  },
   {
     id: 'setAuditSampleRate',
     method: 'PUT',
     path: '/api/v1/config/audit-sample-rate',
     permission: 'admin',
-    requestSchema: { type: 'object', properties: { sample_rate: { type: 'number', description: 'percent of executions audited, 0-100' } }, required: ['sample_rate'] },
+    requestSchema: {
+      type: 'object',
+      properties: { sample_rate: { type: 'number', description: 'percent of executions audited, 0-100' } },
+      required: ['sample_rate'],
+    },
     reply: 'json',
     handle: (d, ctx, _param, body) => d.service.setAuditSampleRate(ctx, objectBody(body, 'a JSON object with "sample_rate"')['sample_rate']),
   },

@@ -26,7 +26,16 @@ const hasTenants = (d: RouteDeps): boolean => d.tenants !== undefined;
 
 /** The tenant routes, in `Allow` order; they exist only with a tenant manager. */
 export const TENANT_ROUTES: readonly Route[] = [
-  { id: 'listTenants', method: 'GET', path: '/api/v1/tenants', permission: 'admin', requestSchema: 'none', when: hasTenants, reply: 'json', handle: (d) => tenantsOf(d).list() },
+  {
+    id: 'listTenants',
+    method: 'GET',
+    path: '/api/v1/tenants',
+    permission: 'admin',
+    requestSchema: 'none',
+    when: hasTenants,
+    reply: 'json',
+    handle: (d) => tenantsOf(d).list(),
+  },
   {
     id: 'createTenant',
     method: 'POST',
@@ -38,9 +47,36 @@ export const TENANT_ROUTES: readonly Route[] = [
     status: 201,
     handle: (d, ctx, _id, body) => tenantsOf(d).create(ctx, body),
   },
-  { id: 'getTenant', method: 'GET', path: '/api/v1/tenants/:id', permission: 'admin', requestSchema: 'none', when: hasTenants, reply: 'json', handle: (d, _ctx, id) => tenantsOf(d).get(id) },
-  { id: 'updateTenant', method: 'PUT', path: '/api/v1/tenants/:id', permission: 'admin', requestSchema: TENANT_RECORD, when: hasTenants, reply: 'json', handle: (d, ctx, id, body) => tenantsOf(d).update(ctx, id, body) },
-  { id: 'deleteTenant', method: 'DELETE', path: '/api/v1/tenants/:id', permission: 'admin', requestSchema: 'none', when: hasTenants, reply: 'empty', handle: (d, ctx, id) => tenantsOf(d).delete(ctx, id) },
+  {
+    id: 'getTenant',
+    method: 'GET',
+    path: '/api/v1/tenants/:id',
+    permission: 'admin',
+    requestSchema: 'none',
+    when: hasTenants,
+    reply: 'json',
+    handle: (d, _ctx, id) => tenantsOf(d).get(id),
+  },
+  {
+    id: 'updateTenant',
+    method: 'PUT',
+    path: '/api/v1/tenants/:id',
+    permission: 'admin',
+    requestSchema: TENANT_RECORD,
+    when: hasTenants,
+    reply: 'json',
+    handle: (d, ctx, id, body) => tenantsOf(d).update(ctx, id, body),
+  },
+  {
+    id: 'deleteTenant',
+    method: 'DELETE',
+    path: '/api/v1/tenants/:id',
+    permission: 'admin',
+    requestSchema: 'none',
+    when: hasTenants,
+    reply: 'empty',
+    handle: (d, ctx, id) => tenantsOf(d).delete(ctx, id),
+  },
 ];
 
 /** The tenant manager of a tenant route (which exists only with one). */

@@ -103,10 +103,13 @@ export class FilterDatabases {
     const insert = this.sqlite.prepare(`INSERT INTO t (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
     const all = this.sqlite.transaction((rs: readonly DbRow[]) => {
       for (const r of rs) {
-        insert.run(r.id, ...this.columns.map((c) => {
-          const v = r.values.get(c.name) ?? null;
-          return typeof v === 'boolean' ? (v ? 1 : 0) : v;
-        }));
+        insert.run(
+          r.id,
+          ...this.columns.map((c) => {
+            const v = r.values.get(c.name) ?? null;
+            return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+          }),
+        );
       }
     });
     all(rows);

@@ -63,7 +63,31 @@ export const FIELDS: readonly FieldSpec[] = [
 const NUMBERS: readonly number[] = [-2, 0, 1, 2.5, 3, 5, 10, 18, 100];
 // NOTE: no character in U+E000..U+FFFF: JavaScript (mingo) orders those after astral characters,
 // the engine, PostgreSQL "C" and SQLite by code point. NUL is left out (PostgreSQL text refuses it).
-const STRINGS: readonly string[] = ['', 'a', 'b', 'ab', 'ba', 'abc', 'A', "a'b", '100%', 'a_b', 'x!y', '!%_', 'é', 'a.b', '(a)', 'a\\b', 'a$', '^a', 'a*', 'US', 'CA', '😀', 'a\nb'];
+const STRINGS: readonly string[] = [
+  '',
+  'a',
+  'b',
+  'ab',
+  'ba',
+  'abc',
+  'A',
+  "a'b",
+  '100%',
+  'a_b',
+  'x!y',
+  '!%_',
+  'é',
+  'a.b',
+  '(a)',
+  'a\\b',
+  'a$',
+  '^a',
+  'a*',
+  'US',
+  'CA',
+  '😀',
+  'a\nb',
+];
 const CHARS: readonly string[] = ['a', 'b', "'", '%', '_', '!', '.', '*', '$', '^', '\\', 'é', '😀', ' ', 'A'];
 
 /** A random value of a type (from small pools, so equalities hit often). */
@@ -150,8 +174,7 @@ class CaseBuilder {
       const k = rng.int(7);
       // Sometimes the right side is known to fail: the engine fails only where it evaluates it.
       const knownStrings = this.known.filter((f) => f.type === 'string');
-      const right = (): string =>
-        knownStrings.length > 0 && rng.chance(0.15) ? `${rng.pick(knownStrings).path} * 2 > 1` : this.condition(depth + 1);
+      const right = (): string => (knownStrings.length > 0 && rng.chance(0.15) ? `${rng.pick(knownStrings).path} * 2 > 1` : this.condition(depth + 1));
       if (k < 3) return `(${this.condition(depth + 1)}) && (${right()})`;
       if (k < 5) return `(${this.condition(depth + 1)}) || (${right()})`;
       if (k < 6) return `!(${this.condition(depth + 1)})`;

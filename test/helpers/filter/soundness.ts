@@ -117,7 +117,11 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
   for (const c of cases) {
     stats.cases++;
     const describe = (extra: Record<string, unknown>): string =>
-      JSON.stringify({ seed: c.seed, ruleset: c.doc, known_input: c.knownInput, target_results: c.targets, field_mapping: c.mapping, max_paths: c.maxPaths, ...extra }, null, 1);
+      JSON.stringify(
+        { seed: c.seed, ruleset: c.doc, known_input: c.knownInput, target_results: c.targets, field_mapping: c.mapping, max_paths: c.maxPaths, ...extra },
+        null,
+        1,
+      );
     const compiled = compileRuleset(c.doc);
     const truth = new Set<number>();
     for (const row of rows) {
@@ -137,7 +141,10 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     }
     try {
       const generated = FORMATS.map((format) =>
-        generateFilter(compiled, parseFilterRequest({ known_input: c.knownInput, target_results: c.targets, format, field_mapping: c.mapping, max_paths: c.maxPaths })),
+        generateFilter(
+          compiled,
+          parseFilterRequest({ known_input: c.knownInput, target_results: c.targets, format, field_mapping: c.mapping, max_paths: c.maxPaths }),
+        ),
       );
       responses = { sql: generated[0]!, json: generated[1]!, mongo: generated[2]! };
     } catch (err) {
@@ -171,11 +178,13 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     if (!sql.always_matches && !sql.never_matches) stats.filters++;
     stats.selected += truth.size;
 
-    const reader = (row: Row) => (column: string): JsonValue => {
-      const field = c.unknown.find((f) => columnOf(c, f.path) === column);
-      if (field === undefined) throw new Error(`filter reads column ${column}, which is not an unknown field`);
-      return row.values.get(field.path)!;
-    };
+    const reader =
+      (row: Row) =>
+      (column: string): JsonValue => {
+        const field = c.unknown.find((f) => columnOf(c, f.path) === column);
+        if (field === undefined) throw new Error(`filter reads column ${column}, which is not an unknown field`);
+        return row.values.get(field.path)!;
+      };
     const tree = new Set<number>();
     const sqlPredicted = new Set<number>();
     const mongoRows = new Set<number>();

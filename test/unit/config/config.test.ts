@@ -9,11 +9,14 @@ function parse(argv: string[], env: Record<string, string | undefined> = {}): Co
 }
 
 function fails(argv: string[], env: Record<string, string | undefined>, message: string): void {
-  assert.throws(() => parse(argv, env), (err: unknown) => {
-    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
-    assert.equal(err.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parse(argv, env),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+      assert.equal(err.message, message);
+      return true;
+    },
+  );
 }
 
 const DEFAULTS: Config = {
@@ -80,17 +83,27 @@ test('the result is deep-frozen', () => {
 
 test('flags set values (one of each kind)', () => {
   const c = parse([
-    '--http-addr', '127.0.0.1:0',
+    '--http-addr',
+    '127.0.0.1:0',
     '--grpc-addr=[::1]:6000',
-    '--uds-path', '/tmp/s.sock',
-    '--rules-dir', './rules',
-    '--max-versions', '3',
-    '--audit-sample-rate', '12.5',
-    '--role', 'writer',
-    '--log-level', 'debug',
-    '--signature-trusted-keys', 'k1, k2',
-    '--otlp-endpoint', 'http://127.0.0.1:4318',
-    '--execution-timeout-ms', '0',
+    '--uds-path',
+    '/tmp/s.sock',
+    '--rules-dir',
+    './rules',
+    '--max-versions',
+    '3',
+    '--audit-sample-rate',
+    '12.5',
+    '--role',
+    'writer',
+    '--log-level',
+    'debug',
+    '--signature-trusted-keys',
+    'k1, k2',
+    '--otlp-endpoint',
+    'http://127.0.0.1:4318',
+    '--execution-timeout-ms',
+    '0',
   ]);
   assert.deepEqual(c.httpAddr, { host: '127.0.0.1', port: 0 });
   assert.deepEqual(c.grpcAddr, { host: '::1', port: 6000 });
@@ -188,7 +201,14 @@ test('a bare boolean flag does not swallow the next option', () => {
 });
 
 test('booleans from env: true/false/1/0/yes/no', () => {
-  for (const [text, expected] of [['true', true], ['1', true], ['yes', true], ['false', false], ['0', false], ['no', false]] as const) {
+  for (const [text, expected] of [
+    ['true', true],
+    ['1', true],
+    ['yes', true],
+    ['false', false],
+    ['0', false],
+    ['no', false],
+  ] as const) {
     assert.equal(parse([], { SVC_DEBUG_MODE: text }).debugMode, expected, text);
     assert.equal(parse([], { SVC_METRICS_ENABLED: text }).metricsEnabled, expected, text);
   }
@@ -272,27 +292,36 @@ test('command-line errors: unknown flag, missing value, stray argument', () => {
 
 test('--help and -h throw ConfigExit with the help text and exit code 0', () => {
   for (const flag of ['--help', '-h']) {
-    assert.throws(() => parse([flag]), (err: unknown) => {
-      assert.ok(err instanceof ConfigExit);
-      assert.equal(err.exitCode, 0);
-      assert.match(err.output, /^Usage: svc-server \[options\]/);
-      assert.match(err.output, /--rules-dir <path>/);
-      return true;
-    });
+    assert.throws(
+      () => parse([flag]),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigExit);
+        assert.equal(err.exitCode, 0);
+        assert.match(err.output, /^Usage: svc-server \[options\]/);
+        assert.match(err.output, /--rules-dir <path>/);
+        return true;
+      },
+    );
   }
-  assert.equal(helpText('9.9.9'), (() => {
-    try {
-      parse(['--help']);
-    } catch (err) {
-      return (err as ConfigExit).output;
-    }
-    return '';
-  })());
+  assert.equal(
+    helpText('9.9.9'),
+    (() => {
+      try {
+        parse(['--help']);
+      } catch (err) {
+        return (err as ConfigExit).output;
+      }
+      return '';
+    })(),
+  );
 });
 
 test('--version and -V throw ConfigExit with the version', () => {
   for (const flag of ['--version', '-V']) {
-    assert.throws(() => parse([flag]), (err: unknown) => err instanceof ConfigExit && err.output === '9.9.9\n' && err.exitCode === 0);
+    assert.throws(
+      () => parse([flag]),
+      (err: unknown) => err instanceof ConfigExit && err.output === '9.9.9\n' && err.exitCode === 0,
+    );
   }
 });
 

@@ -5,16 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import {
-  ConfigError,
-  FLAGS,
-  FLAG_GROUPS,
-  envNameOf,
-  helpText,
-  parseConfig,
-  type Config,
-  type FlagDef,
-} from '../../../src/config/index.js';
+import { ConfigError, FLAGS, FLAG_GROUPS, envNameOf, helpText, parseConfig, type Config, type FlagDef } from '../../../src/config/index.js';
 
 const FIXED_BYTES = (size: number): Uint8Array => new Uint8Array(size);
 
@@ -82,23 +73,26 @@ for (const def of FLAGS) {
 
   if (def.default !== null) {
     test(`--${def.name}: a flag at its default beats the env example`, () => {
-      assert.deepEqual(
-        parse([...prereq, `--${def.name}=${def.default}`], { ...baseEnv, [def.env]: def.example }),
-        parse(prereq, baseEnv),
-      );
+      assert.deepEqual(parse([...prereq, `--${def.name}=${def.default}`], { ...baseEnv, [def.env]: def.example }), parse(prereq, baseEnv));
     });
   }
 
   const invalid = def.kind.type === 'text' ? '' : INVALID[def.kind.type];
   if (invalid !== null) {
     test(`--${def.name}: an invalid value is a ConfigError naming the flag or the variable`, () => {
-      assert.throws(() => parse([...prereq, `--${def.name}=${invalid}`], baseEnv), (err: unknown) => {
-        return err instanceof ConfigError && err.message.startsWith(`--${def.name} must `);
-      });
+      assert.throws(
+        () => parse([...prereq, `--${def.name}=${invalid}`], baseEnv),
+        (err: unknown) => {
+          return err instanceof ConfigError && err.message.startsWith(`--${def.name} must `);
+        },
+      );
       if (invalid !== '') {
-        assert.throws(() => parse(prereq, { ...baseEnv, [def.env]: invalid }), (err: unknown) => {
-          return err instanceof ConfigError && err.message.startsWith(`${def.env} must `);
-        });
+        assert.throws(
+          () => parse(prereq, { ...baseEnv, [def.env]: invalid }),
+          (err: unknown) => {
+            return err instanceof ConfigError && err.message.startsWith(`${def.env} must `);
+          },
+        );
       }
     });
   }
@@ -125,7 +119,10 @@ test('every Config field is set by some flag', () => {
       if (JSON.stringify(after[key]) !== JSON.stringify(before[key])) touched.add(key);
     }
   }
-  assert.deepEqual(Object.keys(baseline).filter((k) => !touched.has(k)), []);
+  assert.deepEqual(
+    Object.keys(baseline).filter((k) => !touched.has(k)),
+    [],
+  );
 });
 
 test('docs mention no flag that the table lacks', () => {

@@ -69,9 +69,13 @@ test('parseAddress: host:port, [ipv6]:port, :port', () => {
 
 test('parseAddress rejects bad forms with the expected shape in the message', () => {
   for (const bad of ['8080', 'host', 'host:', 'host:65536', 'host:-1', '::1:8080', 'a b:1', 'h/x:1', '[::1]8080', 'host:80a', '']) {
-    assert.throws(() => parseAddress(bad), {
-      message: `must be host:port with a port from 0 to 65535 (IPv6 as [::1]:8080), got ${JSON.stringify(bad)}`,
-    }, bad);
+    assert.throws(
+      () => parseAddress(bad),
+      {
+        message: `must be host:port with a port from 0 to 65535 (IPv6 as [::1]:8080), got ${JSON.stringify(bad)}`,
+      },
+      bad,
+    );
   }
 });
 

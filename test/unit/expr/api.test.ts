@@ -71,7 +71,10 @@ describe('compile', () => {
   });
   test('a constant error is raised at evaluation, not at compile time', () => {
     const f = compile(parse('1 / 0'));
-    assert.throws(() => f({}, null), (e: unknown) => e instanceof ExprRuntimeError && e.code === 'DIVISION_BY_ZERO');
+    assert.throws(
+      () => f({}, null),
+      (e: unknown) => e instanceof ExprRuntimeError && e.code === 'DIVISION_BY_ZERO',
+    );
   });
 });
 
@@ -171,7 +174,10 @@ describe('semantics helpers', () => {
     assert.equal(applyBinary('+', 'a', 'b'), 'ab');
     assert.equal(applyBinary('&&', 1, 'x'), true);
     assert.equal(applyBinary('not in', 3, [1, 2]), true);
-    assert.throws(() => applyBinary('%', 1, 0), (e: unknown) => e instanceof ExprRuntimeError && e.code === 'DIVISION_BY_ZERO');
+    assert.throws(
+      () => applyBinary('%', 1, 0),
+      (e: unknown) => e instanceof ExprRuntimeError && e.code === 'DIVISION_BY_ZERO',
+    );
   });
   test('callFunction and FUNCTIONS', () => {
     assert.equal(callFunction('round', [-2.5]), -3);

@@ -141,8 +141,7 @@ describe('strings (--max-value-bytes)', () => {
 });
 
 describe('results that are not finite numbers are TYPE_ERROR (never null)', () => {
-  const typeError = (fn: () => unknown) =>
-    assert.throws(fn, (err: unknown) => err instanceof ExprRuntimeError && err.code === 'TYPE_ERROR');
+  const typeError = (fn: () => unknown) => assert.throws(fn, (err: unknown) => err instanceof ExprRuntimeError && err.code === 'TYPE_ERROR');
 
   it('arithmetic that overflows', () => {
     typeError(() => run('x * 10', { x: 1e308 }));

@@ -94,7 +94,9 @@ function runCase(c: Case): void {
   }
 }
 
-for (const file of readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort()) {
+for (const file of readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()) {
   const cases = YAML.parse(readFileSync(join(DIR, file), 'utf8')) as Case[];
   describe(`expr cases: ${file}`, () => {
     for (const c of cases) {

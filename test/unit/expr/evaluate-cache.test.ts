@@ -50,7 +50,10 @@ test('a compiled expression is reused with other contexts', () => {
   const cached = cachedEvaluator();
   assert.deepEqual(cached('x + 1', { x: 1 }), { result: 2, parsed: '(+ x 1)' });
   assert.deepEqual(cached('x + 1', { x: 41 }), { result: 42, parsed: '(+ x 1)' });
-  assert.deepEqual(outcome(() => cached('x + 1', undefined)), outcome(() => evaluate('x + 1', undefined)));
+  assert.deepEqual(
+    outcome(() => cached('x + 1', undefined)),
+    outcome(() => evaluate('x + 1', undefined)),
+  );
 });
 
 test('size 0 caches nothing and still evaluates', () => {

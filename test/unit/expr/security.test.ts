@@ -20,7 +20,10 @@ describe('paths read own properties only', () => {
       assert.equal(run(`a.b.c.${key}`, { a: { b: { c: {} } } }), null);
       assert.equal(run(`a[${JSON.stringify(key)}]`, { a: {} }), null);
       assert.equal(run(`exists(a.${key})`, { a: {} }), false);
-      assert.throws(() => run(`a.${key}`, { a: {} }, true), (e: unknown) => e instanceof ExprRuntimeError && e.code === 'MISSING_FIELD');
+      assert.throws(
+        () => run(`a.${key}`, { a: {} }, true),
+        (e: unknown) => e instanceof ExprRuntimeError && e.code === 'MISSING_FIELD',
+      );
     });
   }
 

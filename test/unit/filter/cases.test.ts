@@ -132,11 +132,7 @@ function checkFlags(c: Case, r: FilterResponse, label: string): void {
     truncated: c.truncated ?? false,
     exact: c.exact ?? !(c.truncated ?? false),
   };
-  assert.deepEqual(
-    { always_matches: r.always_matches, never_matches: r.never_matches, truncated: r.truncated, exact: r.exact },
-    expected,
-    `${label}: flags`,
-  );
+  assert.deepEqual({ always_matches: r.always_matches, never_matches: r.never_matches, truncated: r.truncated, exact: r.exact }, expected, `${label}: flags`);
   if (c.unknown_fields !== undefined) assert.deepEqual(r.unknown_fields, c.unknown_fields, `${label}: unknown_fields`);
 }
 
@@ -156,13 +152,16 @@ function checkError(c: Case, doc: RulesetDoc, format: FilterFormat): void {
     (err: unknown) => {
       assert.ok(err instanceof ServiceError, `${label}: expected a ServiceError, got ${String(err)}`);
       assert.equal(err.code, want.code, `${label}: code (message: ${err.message})`);
-      if (want.message !== undefined) assert.ok(err.message.includes(want.message), `${label}: message ${JSON.stringify(err.message)} lacks ${JSON.stringify(want.message)}`);
+      if (want.message !== undefined)
+        assert.ok(err.message.includes(want.message), `${label}: message ${JSON.stringify(err.message)} lacks ${JSON.stringify(want.message)}`);
       return true;
     },
   );
 }
 
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 test('golden filter case files exist', () => {
   assert.ok(files.length > 0);

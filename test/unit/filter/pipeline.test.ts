@@ -63,7 +63,7 @@ test('the filter state is owned by the compiled ruleset and reused by every filt
   assert.notEqual(prepare(compiled()), first, 'another compiled value (of an equal document) has its own state');
 });
 
-test('generateFilter and parseFilterRequest throw the filter\'s own FilterError', () => {
+test("generateFilter and parseFilterRequest throw the filter's own FilterError", () => {
   const c = compiled();
   assert.throws(
     () => parseFilterRequest({ target_results: ['OK'] }),
@@ -72,7 +72,9 @@ test('generateFilter and parseFilterRequest throw the filter\'s own FilterError'
   assert.throws(
     () => generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'], field_mapping: { age: 'a; DROP TABLE t' } })),
     (err: unknown) =>
-      err instanceof FilterError && err.code === 'BAD_REQUEST' && err.message.startsWith('unsafe column name "a; DROP TABLE t" for field \'age\'') &&
+      err instanceof FilterError &&
+      err.code === 'BAD_REQUEST' &&
+      err.message.startsWith('unsafe column name "a; DROP TABLE t" for field \'age\'') &&
       err.details?.['field'] === 'age',
   );
   const arithmetic = compileRuleset({

@@ -17,7 +17,10 @@ const MAX = 4000;
 describe('checkAnswerText', () => {
   it('counts UTF-8 bytes, not UTF-16 units, near the bound', () => {
     checkAnswerText('a'.repeat(MAX), MAX);
-    assert.throws(() => checkAnswerText('a'.repeat(MAX + 1), MAX), (e: ServiceError) => e.code === 'LIMIT_EXCEEDED');
+    assert.throws(
+      () => checkAnswerText('a'.repeat(MAX + 1), MAX),
+      (e: ServiceError) => e.code === 'LIMIT_EXCEEDED',
+    );
     // 'é' is 2 bytes: 2001 of them are 4002 bytes, over a 4000-byte bound in 2001 units.
     checkAnswerText('é'.repeat(2000), MAX);
     assert.throws(() => checkAnswerText('é'.repeat(2001), MAX), /answer of 4002 bytes exceeds --max-response-bytes \(4000\)/);

@@ -31,44 +31,56 @@ describe('audit events of HTTP calls', () => {
   it('rule_created: rule_name, version, source_ip', async () => {
     assert.equal((await h.request('POST', '/api/v1/rulesets', ageRules('loan', { version: '1.0.0' }))).status, 200);
     const [line] = linesOf(h, 'rule_created', ['rule_name', 'version', 'source_ip']);
-    assert.deepEqual({ ...line, timestamp: 0 }, { timestamp: 0, level: 'INFO', event: 'rule_created', rule_name: 'loan', version: '1.0.0', source_ip: CLIENT_IP });
+    assert.deepEqual(
+      { ...line, timestamp: 0 },
+      { timestamp: 0, level: 'INFO', event: 'rule_created', rule_name: 'loan', version: '1.0.0', source_ip: CLIENT_IP },
+    );
   });
 
   it('rule_updated: rule_name, from_version, to_version, source_ip', async () => {
     assert.equal((await h.request('POST', '/api/v1/rulesets', ageRules('loan', { version: '1.1.0' }), {}, '10.1.2.3')).status, 200);
     const lines = linesOf(h, 'rule_updated', ['rule_name', 'from_version', 'to_version', 'source_ip']);
     assert.equal(lines.length, 1);
-    assert.deepEqual({ ...lines[0], timestamp: 0 }, {
-      timestamp: 0,
-      level: 'INFO',
-      event: 'rule_updated',
-      rule_name: 'loan',
-      from_version: '1.0.0',
-      to_version: '1.1.0',
-      source_ip: '10.1.2.3',
-    });
+    assert.deepEqual(
+      { ...lines[0], timestamp: 0 },
+      {
+        timestamp: 0,
+        level: 'INFO',
+        event: 'rule_updated',
+        rule_name: 'loan',
+        from_version: '1.0.0',
+        to_version: '1.1.0',
+        source_ip: '10.1.2.3',
+      },
+    );
   });
 
   it('rule_rollback: rule_name, from_version, to_version, seq, source_ip', async () => {
     assert.equal((await h.request('POST', '/api/v1/rulesets/loan/rollback', { seq: 1 })).status, 200);
     const lines = linesOf(h, 'rule_rollback', ['rule_name', 'from_version', 'to_version', 'seq', 'source_ip']);
     assert.equal(lines.length, 1);
-    assert.deepEqual({ ...lines[0], timestamp: 0 }, {
-      timestamp: 0,
-      level: 'INFO',
-      event: 'rule_rollback',
-      rule_name: 'loan',
-      from_version: '1.1.0',
-      to_version: '1.0.0',
-      seq: 1,
-      source_ip: CLIENT_IP,
-    });
+    assert.deepEqual(
+      { ...lines[0], timestamp: 0 },
+      {
+        timestamp: 0,
+        level: 'INFO',
+        event: 'rule_rollback',
+        rule_name: 'loan',
+        from_version: '1.1.0',
+        to_version: '1.0.0',
+        seq: 1,
+        source_ip: CLIENT_IP,
+      },
+    );
   });
 
   it('rule_executed: rule_name, duration_us, result success/error, source_ip', async () => {
     await h.request('POST', '/api/v1/rulesets', {
       config: { name: 'strict', entry_step: 'c', field_missing: 'strict' },
-      steps: { c: { type: 'decision', branches: [{ condition: 'missing > 1', next_step: 'e' }], default_next: 'e' }, e: { type: 'terminal', result: { code: 'E' } } },
+      steps: {
+        c: { type: 'decision', branches: [{ condition: 'missing > 1', next_step: 'e' }], default_next: 'e' },
+        e: { type: 'terminal', result: { code: 'E' } },
+      },
     });
     const ok = await h.request('POST', '/api/v1/execute/loan', { input: { user: { age: 30 } } });
     assert.equal(ok.status, 200);
@@ -88,7 +100,10 @@ describe('audit events of HTTP calls', () => {
     assert.equal((await h.request('PUT', '/api/v1/config/audit-sample-rate', { sample_rate: 40 }, {}, '192.0.2.9')).status, 200);
     const lines = linesOf(h, 'sample_rate_changed', ['from_rate', 'to_rate', 'source_ip']);
     assert.equal(lines.length, 1);
-    assert.deepEqual({ ...lines[0], timestamp: 0 }, { timestamp: 0, level: 'INFO', event: 'sample_rate_changed', from_rate: 100, to_rate: 40, source_ip: '192.0.2.9' });
+    assert.deepEqual(
+      { ...lines[0], timestamp: 0 },
+      { timestamp: 0, level: 'INFO', event: 'sample_rate_changed', from_rate: 100, to_rate: 40, source_ip: '192.0.2.9' },
+    );
     await h.request('PUT', '/api/v1/config/audit-sample-rate', { sample_rate: 100 });
   });
 

@@ -51,7 +51,16 @@ describe('audit sample rate', () => {
 
   it('out of range or not a number is 400, the rate unchanged and nothing audited', async () => {
     const before = changes().length;
-    for (const body of [{ sample_rate: -1 }, { sample_rate: 100.5 }, { sample_rate: 1000 }, { sample_rate: '50' }, { sample_rate: null }, { sample_rate: true }, {}, [50]]) {
+    for (const body of [
+      { sample_rate: -1 },
+      { sample_rate: 100.5 },
+      { sample_rate: 1000 },
+      { sample_rate: '50' },
+      { sample_rate: null },
+      { sample_rate: true },
+      {},
+      [50],
+    ]) {
       assertError(await h.request('PUT', '/api/v1/config/audit-sample-rate', body), 400, 'BAD_REQUEST', /sample_rate/);
       assert.deepEqual(await rate(), { sample_rate: 12.5 }, JSON.stringify(body));
     }
@@ -196,7 +205,10 @@ describe('GET /metrics', () => {
     await h.request('POST', '/api/v1/execute/age/batch', { inputs: [{ user: { age: 5 } }] });
     await h.request('POST', '/api/v1/rulesets', {
       config: { name: 'strict', entry_step: 'c', field_missing: 'strict' },
-      steps: { c: { type: 'decision', branches: [{ condition: 'missing > 1', next_step: 'e' }], default_next: 'e' }, e: { type: 'terminal', result: { code: 'E' } } },
+      steps: {
+        c: { type: 'decision', branches: [{ condition: 'missing > 1', next_step: 'e' }], default_next: 'e' },
+        e: { type: 'terminal', result: { code: 'E' } },
+      },
     });
     assert.equal((await h.request('POST', '/api/v1/execute/strict', { input: {} })).status, 500);
     await h.request('POST', '/api/v1/eval', { expression: '1 + 1' });
@@ -209,7 +221,10 @@ describe('GET /metrics', () => {
     assert.equal(delta('svc_terminal_results_total', { ruleset: 'age', code: 'ADULT' }), 2);
     assert.equal(delta('svc_terminal_results_total', { ruleset: 'age', code: 'MINOR' }), 2);
     assert.equal(delta('svc_execution_duration_seconds_count', { ruleset: 'age' }), 4);
-    assert.equal(value(after, 'svc_execution_duration_seconds_bucket', { ruleset: 'age', le: '+Inf' }), value(after, 'svc_execution_duration_seconds_count', { ruleset: 'age' }));
+    assert.equal(
+      value(after, 'svc_execution_duration_seconds_bucket', { ruleset: 'age', le: '+Inf' }),
+      value(after, 'svc_execution_duration_seconds_count', { ruleset: 'age' }),
+    );
     assert.ok(find(after, 'svc_execution_duration_seconds_sum', { ruleset: 'age' }).length === 1);
     assert.equal(delta('svc_eval_total', { result: 'success' }), 1);
     assert.equal(delta('svc_eval_total', { result: 'error' }), 1);

@@ -127,7 +127,12 @@ describe('POST /rulesets/:name/filter', () => {
   it('empty target_results is 400; missing known_input is 400; bad format is 400', async () => {
     assertError(await h.request('POST', '/api/v1/rulesets/age/filter', { known_input: {}, target_results: [] }), 400, 'BAD_REQUEST', /target_results/);
     assertError(await h.request('POST', '/api/v1/rulesets/age/filter', { target_results: ['ADULT'] }), 400, 'BAD_REQUEST', /known_input/);
-    assertError(await h.request('POST', '/api/v1/rulesets/age/filter', { known_input: {}, target_results: ['A'], format: 'xml' }), 400, 'BAD_REQUEST', /format/);
+    assertError(
+      await h.request('POST', '/api/v1/rulesets/age/filter', { known_input: {}, target_results: ['A'], format: 'xml' }),
+      400,
+      'BAD_REQUEST',
+      /format/,
+    );
     assertError(await h.request('POST', '/api/v1/rulesets/age/filter', [1]), 400, 'BAD_REQUEST');
   });
 

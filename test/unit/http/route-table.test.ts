@@ -84,7 +84,10 @@ describe('route table', () => {
   });
 
   it('hot routes are execute and eval, compiled into exact and prefix matchers', () => {
-    assert.deepEqual(ROUTES.filter((r) => r.hot === true).map((r) => r.id), ['execute', 'eval']);
+    assert.deepEqual(
+      ROUTES.filter((r) => r.hot === true).map((r) => r.id),
+      ['execute', 'eval'],
+    );
     const matchers = compileHotRoutes(ROUTES).map((m) => [m.method, m.exact, m.prefix, m.route.id]);
     assert.deepEqual(matchers, [
       ['POST', null, '/api/v1/execute/', 'execute'],

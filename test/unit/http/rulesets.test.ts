@@ -70,7 +70,10 @@ describe('rulesets routes (memory store)', () => {
     assertError(await h.request('GET', '/api/v1/rulesets/gone'), 404, 'NOT_FOUND');
     assertError(await h.request('DELETE', '/api/v1/rulesets/gone'), 404, 'NOT_FOUND');
     const list = await h.request('GET', '/api/v1/rulesets');
-    assert.equal(list.body.some((e: { name: string }) => e.name === 'gone'), false);
+    assert.equal(
+      list.body.some((e: { name: string }) => e.name === 'gone'),
+      false,
+    );
   });
 
   it('a structurally invalid ruleset is 400 listing every problem with where it is', async () => {
@@ -86,7 +89,13 @@ describe('rulesets routes (memory store)', () => {
     const problems = body['problems'] as Array<{ path: string; message: string }>;
     assert.ok(Array.isArray(problems));
     const paths = problems.map((p) => p.path);
-    for (const expected of ['config.entry_step', 'steps.check.branches[0].condition', 'steps.check.branches[0].next_step', 'steps.end.result.code', 'steps.odd.type']) {
+    for (const expected of [
+      'config.entry_step',
+      'steps.check.branches[0].condition',
+      'steps.check.branches[0].next_step',
+      'steps.end.result.code',
+      'steps.odd.type',
+    ]) {
       assert.ok(paths.includes(expected), `problem at ${expected} listed in ${JSON.stringify(paths)}`);
     }
     assertError(await h.request('GET', '/api/v1/rulesets/broken'), 404, 'NOT_FOUND');
@@ -98,7 +107,10 @@ describe('rulesets routes (memory store)', () => {
       (doc['config'] as Record<string, unknown>)['name'] = name;
       assertError(await h.request('POST', '/api/v1/rulesets', doc), 400, 'BAD_REQUEST');
       const list = await h.request('GET', '/api/v1/rulesets');
-      assert.equal(list.body.some((e: { name: string }) => e.name === name), false);
+      assert.equal(
+        list.body.some((e: { name: string }) => e.name === name),
+        false,
+      );
     });
   }
 

@@ -22,15 +22,23 @@ const number = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-0, Number.Na
 
 test('serializeExecution equals JSON.stringify (property)', () => {
   fc.assert(
-    fc.property(fc.fullUnicodeString(), fc.fullUnicodeString(), output, number, fc.boolean(), fc.option(fc.constantFrom('trace', 'extra', 'reorder')), (code, message, out, us, frozen, twist) => {
-      const o = frozen ? deepFreeze(out) : out;
-      let r: any = { code, message, output: o, duration_us: us };
-      if (twist === 'trace') r.trace = { path: 'a -> b', steps: [{ id: 'a', name: 'a', duration_us: 1 }] };
-      if (twist === 'extra') r.tenant = 'x';
-      if (twist === 'reorder') r = { message, code, output: o, duration_us: us };
-      assert.equal(serializeExecution(r), JSON.stringify(r));
-      assert.equal(serializeExecution(r), JSON.stringify(r), 'again (cached static output)');
-    }),
+    fc.property(
+      fc.fullUnicodeString(),
+      fc.fullUnicodeString(),
+      output,
+      number,
+      fc.boolean(),
+      fc.option(fc.constantFrom('trace', 'extra', 'reorder')),
+      (code, message, out, us, frozen, twist) => {
+        const o = frozen ? deepFreeze(out) : out;
+        let r: any = { code, message, output: o, duration_us: us };
+        if (twist === 'trace') r.trace = { path: 'a -> b', steps: [{ id: 'a', name: 'a', duration_us: 1 }] };
+        if (twist === 'extra') r.tenant = 'x';
+        if (twist === 'reorder') r = { message, code, output: o, duration_us: us };
+        assert.equal(serializeExecution(r), JSON.stringify(r));
+        assert.equal(serializeExecution(r), JSON.stringify(r), 'again (cached static output)');
+      },
+    ),
     { numRuns: 500 },
   );
 });
@@ -73,7 +81,9 @@ test('serializeEval equals JSON.stringify (property)', () => {
 test('serializeBatch equals JSON.stringify (property): results, error items, traces, shared frozen outputs, odd shapes', () => {
   const shared = Object.freeze({ tier: 'gold' });
   const item = fc.oneof(
-    fc.tuple(fc.fullUnicodeString(), fc.fullUnicodeString(), fc.oneof(output, fc.constant(shared)), number).map(([code, message, o, us]) => ({ code, message, output: o, duration_us: us })),
+    fc
+      .tuple(fc.fullUnicodeString(), fc.fullUnicodeString(), fc.oneof(output, fc.constant(shared)), number)
+      .map(([code, message, o, us]) => ({ code, message, output: o, duration_us: us })),
     fc.record({ error: fc.fullUnicodeString(), code: fc.constantFrom('BAD_REQUEST', 'INTERNAL_ERROR', 'TIMEOUT') }),
     fc.constant({ code: 'A', message: '', output: shared, duration_us: 1, trace: { path: 'a', steps: [] } }),
     json,

@@ -123,7 +123,8 @@ test('the pure layers import no node:* module and nothing of a logger, clock or 
   const impure: string[] = [];
   for (const [file, { external, local }] of graph) {
     if (!PURE.includes(folderOf(file))) continue;
-    for (const spec of external) if (spec.startsWith('node:') || !['fastify', 'pino', 'prom-client'].every((p) => !spec.startsWith(p))) impure.push(`${file} -> ${spec}`);
+    for (const spec of external)
+      if (spec.startsWith('node:') || !['fastify', 'pino', 'prom-client'].every((p) => !spec.startsWith(p))) impure.push(`${file} -> ${spec}`);
     for (const dep of local) if (['observe', 'service', 'sync', 'transport'].includes(folderOf(dep))) impure.push(`${file} -> ${dep}`);
   }
   assert.deepEqual(impure, []);

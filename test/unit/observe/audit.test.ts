@@ -79,7 +79,10 @@ test('the file rotates when the UTC day changes, and appends to an existing day 
   await audit.close();
   assert.deepEqual(readdirSync(dir).sort(), ['audit-2024-05-01.jsonl', 'audit-2024-05-02.jsonl', 'audit-2024-05-03.jsonl']);
   const events = (name: string): unknown[] =>
-    readFileSync(join(dir, name), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { event?: string }).event ?? 'old');
+    readFileSync(join(dir, name), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { event?: string }).event ?? 'old');
   assert.deepEqual(events('audit-2024-05-01.jsonl'), ['old', 'a']);
   assert.deepEqual(events('audit-2024-05-02.jsonl'), ['b', 'c']);
   assert.deepEqual(events('audit-2024-05-03.jsonl'), ['d']);
@@ -148,7 +151,10 @@ test('a stream error is caught, logged once, and the file retried after retryMs'
   assert.equal(errors.length, 1);
   assert.match(String((errors[0] as { err: string }).err), /EISDIR|illegal operation/i);
   const lines = readFileSync(blocked, 'utf8').trim().split('\n');
-  assert.deepEqual(lines.map((l) => (JSON.parse(l) as { event: string }).event), ['c']);
+  assert.deepEqual(
+    lines.map((l) => (JSON.parse(l) as { event: string }).event),
+    ['c'],
+  );
 });
 
 test('sampler: rate 100 always, 0 never, whatever the random source says', () => {

@@ -65,7 +65,14 @@ test('flush() writes synchronously; a throwing target does not throw', () => {
   assert.deepEqual(out.writes, ['x\n']);
   sink.flush();
   assert.deepEqual(out.writes, ['x\n'], 'nothing pending: no write');
-  const bad = new BufferedLineSink({ write: () => { throw new Error('EPIPE'); } }, { schedule: () => {} });
+  const bad = new BufferedLineSink(
+    {
+      write: () => {
+        throw new Error('EPIPE');
+      },
+    },
+    { schedule: () => {} },
+  );
   bad.write('y\n');
   assert.doesNotThrow(() => bad.flush());
 });
@@ -87,6 +94,13 @@ test('AuditLog.close() flushes the last lines (server_stopped)', async () => {
   audit.write('server_stopped', { uptime_seconds: 1 });
   assert.deepEqual(out.writes, []);
   await audit.close();
-  const lines = out.writes.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.deepEqual(lines.map((l) => l['event']), ['rule_executed', 'server_stopped']);
+  const lines = out.writes
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(
+    lines.map((l) => l['event']),
+    ['rule_executed', 'server_stopped'],
+  );
 });

@@ -55,11 +55,15 @@ test('the level filters: info drops debug, error keeps only errors, debug keeps 
     logger.info('i');
     logger.debug('d');
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(out.lines().map((l) => l.level), expected, level);
+    assert.deepEqual(
+      out.lines().map((l) => l.level),
+      expected,
+      level,
+    );
   }
 });
 
-test('base fields appear on every line beside the line\'s own fields', async () => {
+test("base fields appear on every line beside the line's own fields", async () => {
   const out = capture();
   const logger: Logger = createLogger({ level: 'info', destination: out.stream, base: { service: 'svc-server' } });
   logger.info({ n: 1 }, 'loaded');

@@ -33,7 +33,7 @@ test('exactly the metrics of the spec, with their types and a HELP line each', a
   for (const s of exp.samples) assert.match(s.name, /^svc_/);
 });
 
-test('the registry is private: nothing lands in prom-client\'s global registry, two instances coexist', async () => {
+test("the registry is private: nothing lands in prom-client's global registry, two instances coexist", async () => {
   make();
   make();
   assert.equal(globalRegister.getSingleMetric('svc_info'), undefined);
@@ -165,7 +165,10 @@ test('forgetRuleset removes every series of that ruleset and only of it', async 
   metrics.forgetRuleset('gone');
   metrics.forgetRuleset('never-seen');
   const exp = await scrape(metrics);
-  assert.deepEqual(exp.samples.filter((s) => s.labels.ruleset === 'gone'), []);
+  assert.deepEqual(
+    exp.samples.filter((s) => s.labels.ruleset === 'gone'),
+    [],
+  );
   assert.equal(value(exp, 'svc_terminal_results_total', { ruleset: 'kept', code: 'Y' }), 1);
   metrics.recordExecution('gone', 0.001, true, 'X');
   assert.equal(value(await scrape(metrics), 'svc_terminal_results_total', { ruleset: 'gone', code: 'X' }), 1, 'starts afresh');

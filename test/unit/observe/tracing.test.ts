@@ -69,7 +69,10 @@ describe('Tracing', () => {
     exec.succeeded('OK', 1);
     req.span.end();
     await tracing.flush();
-    assert.equal(receiver.spans.some((s) => s.traceId === traceId), false);
+    assert.equal(
+      receiver.spans.some((s) => s.traceId === traceId),
+      false,
+    );
   });
 
   it('an execution without a parent context is a root span', async () => {

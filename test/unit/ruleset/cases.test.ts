@@ -64,7 +64,9 @@ interface CaseFile {
 const CASE_KEYS = new Set(['name', 'ruleset', 'input', 'trace', 'max_steps', 'timeout_ms', 'expect', 'error', 'logs']);
 const EXPECT_KEYS = new Set(['code', 'message', 'output', 'duration_us', 'path', 'trace', 'logs']);
 
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 test('golden case files exist', () => {
   assert.ok(files.length >= 5, `expected case files in ${DIR}`);

@@ -35,7 +35,10 @@ for (const traced of [false, true]) {
   const mode = traced ? 'traced' : 'untraced';
 
   test(`${mode}: stats.steps is the number of visited steps, the terminal included`, () => {
-    for (const [kind, steps] of [['short', 2], ['long', 4]] as const) {
+    for (const [kind, steps] of [
+      ['short', 2],
+      ['long', 4],
+    ] as const) {
       const stats: ExecutionStats = { steps: -1 };
       const r = execute(ruleset, { kind }, { ...base, trace: traced, stats });
       assert.equal(r.code, 'DONE');

@@ -59,13 +59,17 @@ test('inputs that are not objects do not crash (lenient paths read null)', () =>
 test('log actions are dropped without a sink, and a throwing sink does not fail the execution', () => {
   assert.equal(execute(ruleset, { kind: 'log' }, options).code, 'FIXED');
   const seen: string[] = [];
-  const r = execute(ruleset, { kind: 'log' }, {
-    ...options,
-    log: (level, message) => {
-      seen.push(`${level}:${message}`);
-      throw new Error('sink down');
+  const r = execute(
+    ruleset,
+    { kind: 'log' },
+    {
+      ...options,
+      log: (level, message) => {
+        seen.push(`${level}:${message}`);
+        throw new Error('sink down');
+      },
     },
-  });
+  );
   assert.equal(r.code, 'FIXED');
   assert.deepEqual(seen, ['error:hi']);
 });
@@ -94,7 +98,10 @@ test('maxSteps 0 means no step limit', () => {
   steps['s20000'] = { type: 'terminal', result: { code: 'END' } };
   const long = compileRuleset({ config: { name: 'long', entry_step: 's0' }, steps });
   assert.equal(execute(long, {}, { ...options, maxSteps: 0 }).code, 'END');
-  assert.throws(() => execute(long, {}, options), (err: unknown) => err instanceof ExecutionError && err.code === 'STEP_LIMIT');
+  assert.throws(
+    () => execute(long, {}, options),
+    (err: unknown) => err instanceof ExecutionError && err.code === 'STEP_LIMIT',
+  );
 });
 
 test('the same compiled ruleset gives the same answers when reused many times', () => {

@@ -18,7 +18,10 @@ describe('reserved ruleset names', () => {
   });
   it('validation refuses them with the reason', () => {
     const problems = validateRuleset(ageRules('tenants'));
-    assert.deepEqual(problems.map((p) => p.path), ['config.name']);
+    assert.deepEqual(
+      problems.map((p) => p.path),
+      ['config.name'],
+    );
     assert.match(problems[0]!.message, /reserved.*tenants\.json/);
     assert.deepEqual(validateRuleset(ageRules('tenants2')), []);
   });

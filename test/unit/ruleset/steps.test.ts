@@ -70,7 +70,11 @@ test('decision: its conditions in branch order; successors are the branch target
   const s = step('check');
   assert.deepEqual(
     stepExpressions(s).map((e) => (e.role === 'condition' ? [e.role, e.index, e.next] : e.role)),
-    [['condition', 0, 'calc'], ['condition', 1, 'yes'], ['condition', 2, 'calc']],
+    [
+      ['condition', 0, 'calc'],
+      ['condition', 1, 'yes'],
+      ['condition', 2, 'calc'],
+    ],
   );
   assert.deepEqual(stepSuccessors(s), ['calc', 'yes', 'calc', 'no']);
   const noDefault = compileRuleset({
@@ -85,7 +89,10 @@ test('action: its set_variable values in order (log actions evaluate nothing); s
   const s = step('calc');
   assert.deepEqual(
     stepExpressions(s).map((e) => (e.role === 'value' ? [e.role, e.index, e.name] : e.role)),
-    [['value', 0, 'x'], ['value', 2, 'y']],
+    [
+      ['value', 0, 'x'],
+      ['value', 2, 'y'],
+    ],
   );
   assert.deepEqual(stepSuccessors(s), ['loop']);
 });
@@ -94,7 +101,10 @@ test('terminal: its output expressions in key order; no successor', () => {
   const s = step('yes');
   assert.deepEqual(
     stepExpressions(s).map((e) => (e.role === 'output' ? [e.role, e.key] : e.role)),
-    [['output', 'k'], ['output', 'j']],
+    [
+      ['output', 'k'],
+      ['output', 'j'],
+    ],
   );
   assert.deepEqual(stepSuccessors(s), []);
 });
@@ -134,8 +144,14 @@ test('derived values are built once per compiled value and owned by it', () => {
   const c = compileRuleset(doc());
   let builds = 0;
   const first = c.derived.get(slot, () => ({ n: ++builds }));
-  assert.equal(c.derived.get(slot, () => ({ n: ++builds })), first);
+  assert.equal(
+    c.derived.get(slot, () => ({ n: ++builds })),
+    first,
+  );
   assert.equal(builds, 1);
-  assert.notEqual(compileRuleset(doc()).derived.get(slot, () => ({ n: ++builds })), first);
+  assert.notEqual(
+    compileRuleset(doc()).derived.get(slot, () => ({ n: ++builds })),
+    first,
+  );
   assert.ok(Object.isFrozen(c), 'the compiled value itself stays frozen');
 });

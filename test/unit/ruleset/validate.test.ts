@@ -84,11 +84,7 @@ test('every problem is reported at once with its location', () => {
     "steps.check.branches[0].next_step: unknown step 'zz'",
   ]);
   assert.match(got[3]!, /^steps\.check\.branches\[1\]\.condition: .+ at \d+$/);
-  assert.deepEqual(got.slice(4), [
-    "steps.s.id: must equal its key 's'",
-    'steps.s.type: must be decision, action or terminal',
-    'steps.t.result.code: required',
-  ]);
+  assert.deepEqual(got.slice(4), ["steps.s.id: must equal its key 's'", 'steps.s.type: must be decision, action or terminal', 'steps.t.result.code: required']);
 });
 
 describe('document', () => {
@@ -134,36 +130,81 @@ describe('document', () => {
 
 describe('config', () => {
   test('missing or not an object', () => {
-    onlyProblem(mutate((d) => delete d['config']), 'config', 'required');
-    onlyProblem(mutate((d) => (d['config'] = [])), 'config', 'must be an object');
+    onlyProblem(
+      mutate((d) => delete d['config']),
+      'config',
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['config'] = [])),
+      'config',
+      'must be an object',
+    );
   });
   const nameMsg = "must be 1-128 characters of A-Z a-z 0-9 _ - . and not start with '.'";
   for (const name of ['', '.hidden', 'a/b', '../x', 'a b', 'x'.repeat(129), 'é', 7]) {
-    test(`bad name ${JSON.stringify(name).slice(0, 20)}`, () => onlyProblem(mutate((d) => (d['config'].name = name)), 'config.name', nameMsg));
+    test(`bad name ${JSON.stringify(name).slice(0, 20)}`, () =>
+      onlyProblem(
+        mutate((d) => (d['config'].name = name)),
+        'config.name',
+        nameMsg,
+      ));
   }
   test('name required; 128 characters and dots inside are fine', () => {
-    onlyProblem(mutate((d) => delete d['config'].name), 'config.name', 'required');
+    onlyProblem(
+      mutate((d) => delete d['config'].name),
+      'config.name',
+      'required',
+    );
     assert.deepEqual(validateRuleset(mutate((d) => (d['config'].name = 'a'.repeat(128)))), []);
     assert.deepEqual(validateRuleset(mutate((d) => (d['config'].name = 'a.b-c_D9'))), []);
   });
   test('version and description are strings (description may be null)', () => {
-    onlyProblem(mutate((d) => (d['config'].version = 1)), 'config.version', 'must be a string');
-    onlyProblem(mutate((d) => (d['config'].description = {})), 'config.description', 'must be a string');
+    onlyProblem(
+      mutate((d) => (d['config'].version = 1)),
+      'config.version',
+      'must be a string',
+    );
+    onlyProblem(
+      mutate((d) => (d['config'].description = {})),
+      'config.description',
+      'must be a string',
+    );
     assert.deepEqual(validateRuleset(mutate((d) => (d['config'].description = null))), []);
     assert.deepEqual(validateRuleset(mutate((d) => delete d['config'].version)), []);
   });
   test('entry_step required, a string, naming a step', () => {
-    onlyProblem(mutate((d) => delete d['config'].entry_step), 'config.entry_step', 'required');
-    onlyProblem(mutate((d) => (d['config'].entry_step = 3)), 'config.entry_step', 'must be a step id (a string)');
-    onlyProblem(mutate((d) => (d['config'].entry_step = 'nope')), 'config.entry_step', "unknown step 'nope'");
+    onlyProblem(
+      mutate((d) => delete d['config'].entry_step),
+      'config.entry_step',
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['config'].entry_step = 3)),
+      'config.entry_step',
+      'must be a step id (a string)',
+    );
+    onlyProblem(
+      mutate((d) => (d['config'].entry_step = 'nope')),
+      'config.entry_step',
+      "unknown step 'nope'",
+    );
   });
   test('field_missing is lenient or strict', () => {
-    onlyProblem(mutate((d) => (d['config'].field_missing = 'loose')), 'config.field_missing', 'must be lenient or strict');
+    onlyProblem(
+      mutate((d) => (d['config'].field_missing = 'loose')),
+      'config.field_missing',
+      'must be lenient or strict',
+    );
     assert.deepEqual(validateRuleset(mutate((d) => (d['config'].field_missing = 'lenient'))), []);
   });
   for (const t of [-1, 1.5, '100', null, Number.MAX_SAFE_INTEGER + 2]) {
     test(`timeout_ms ${String(t)} is rejected`, () =>
-      onlyProblem(mutate((d) => (d['config'].timeout_ms = t)), 'config.timeout_ms', 'must be a non-negative integer'));
+      onlyProblem(
+        mutate((d) => (d['config'].timeout_ms = t)),
+        'config.timeout_ms',
+        'must be a non-negative integer',
+      ));
   }
   test('timeout_ms 0 is fine', () => assert.deepEqual(validateRuleset(mutate((d) => (d['config'].timeout_ms = 0))), []));
 });
@@ -174,16 +215,41 @@ describe('steps', () => {
     assert.deepEqual(lines(mutate((d) => (d['steps'] = 'x'))), ['steps: must be an object mapping step ids to steps']);
   });
   test('an empty steps object leaves the entry step unknown', () => {
-    onlyProblem(mutate((d) => (d['steps'] = {})), 'config.entry_step', "unknown step 'check'");
+    onlyProblem(
+      mutate((d) => (d['steps'] = {})),
+      'config.entry_step',
+      "unknown step 'check'",
+    );
   });
-  test('a step must be an object', () => onlyProblem(mutate((d) => (d['steps'].deny = 'DENY')), 'steps.deny', 'must be an object'));
+  test('a step must be an object', () =>
+    onlyProblem(
+      mutate((d) => (d['steps'].deny = 'DENY')),
+      'steps.deny',
+      'must be an object',
+    ));
   test('id must equal the key; name must be a string', () => {
-    onlyProblem(mutate((d) => (d['steps'].deny.id = 'DENY')), 'steps.deny.id', "must equal its key 'deny'");
-    onlyProblem(mutate((d) => (d['steps'].deny.name = 5)), 'steps.deny.name', 'must be a string');
+    onlyProblem(
+      mutate((d) => (d['steps'].deny.id = 'DENY')),
+      'steps.deny.id',
+      "must equal its key 'deny'",
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].deny.name = 5)),
+      'steps.deny.name',
+      'must be a string',
+    );
   });
   test('type must be decision, action or terminal', () => {
-    onlyProblem(mutate((d) => delete d['steps'].deny.type), 'steps.deny.type', 'must be decision, action or terminal');
-    onlyProblem(mutate((d) => (d['steps'].deny.type = 'Terminal')), 'steps.deny.type', 'must be decision, action or terminal');
+    onlyProblem(
+      mutate((d) => delete d['steps'].deny.type),
+      'steps.deny.type',
+      'must be decision, action or terminal',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].deny.type = 'Terminal')),
+      'steps.deny.type',
+      'must be decision, action or terminal',
+    );
   });
   test('keys with dots or spaces are quoted in locations; empty key is a problem', () => {
     const doc = mutate((d) => {
@@ -201,76 +267,228 @@ describe('steps', () => {
 
 describe('decision steps', () => {
   test('branches required and an array (may be empty)', () => {
-    onlyProblem(mutate((d) => delete d['steps'].check.branches), 'steps.check.branches', /^required/);
-    onlyProblem(mutate((d) => (d['steps'].check.branches = {})), 'steps.check.branches', 'must be an array');
+    onlyProblem(
+      mutate((d) => delete d['steps'].check.branches),
+      'steps.check.branches',
+      /^required/,
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches = {})),
+      'steps.check.branches',
+      'must be an array',
+    );
     assert.deepEqual(validateRuleset(mutate((d) => (d['steps'].check.branches = []))), []);
   });
   test('a branch is an object with a condition and a known next_step', () => {
-    onlyProblem(mutate((d) => (d['steps'].check.branches[1] = 'x')), 'steps.check.branches[1]', 'must be an object with condition and next_step');
-    onlyProblem(mutate((d) => delete d['steps'].check.branches[1].condition), 'steps.check.branches[1].condition', 'required');
-    onlyProblem(mutate((d) => (d['steps'].check.branches[1].condition = true)), 'steps.check.branches[1].condition', 'must be an expression string');
-    onlyProblem(mutate((d) => delete d['steps'].check.branches[0].next_step), 'steps.check.branches[0].next_step', 'required');
-    onlyProblem(mutate((d) => (d['steps'].check.branches[0].next_step = 'gone')), 'steps.check.branches[0].next_step', "unknown step 'gone'");
-    onlyProblem(mutate((d) => (d['steps'].check.branches[0].next_step = ['ok'])), 'steps.check.branches[0].next_step', 'must be a step id (a string)');
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[1] = 'x')),
+      'steps.check.branches[1]',
+      'must be an object with condition and next_step',
+    );
+    onlyProblem(
+      mutate((d) => delete d['steps'].check.branches[1].condition),
+      'steps.check.branches[1].condition',
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[1].condition = true)),
+      'steps.check.branches[1].condition',
+      'must be an expression string',
+    );
+    onlyProblem(
+      mutate((d) => delete d['steps'].check.branches[0].next_step),
+      'steps.check.branches[0].next_step',
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[0].next_step = 'gone')),
+      'steps.check.branches[0].next_step',
+      "unknown step 'gone'",
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[0].next_step = ['ok'])),
+      'steps.check.branches[0].next_step',
+      'must be a step id (a string)',
+    );
   });
   test('default_next is optional but must name a step', () => {
     assert.deepEqual(validateRuleset(mutate((d) => delete d['steps'].check.default_next)), []);
-    onlyProblem(mutate((d) => (d['steps'].check.default_next = 'zz')), 'steps.check.default_next', "unknown step 'zz'");
-    onlyProblem(mutate((d) => (d['steps'].check.default_next = null)), 'steps.check.default_next', 'must be a step id (a string)');
+    onlyProblem(
+      mutate((d) => (d['steps'].check.default_next = 'zz')),
+      'steps.check.default_next',
+      "unknown step 'zz'",
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].check.default_next = null)),
+      'steps.check.default_next',
+      'must be a step id (a string)',
+    );
   });
   test('a condition that does not parse is reported with its position', () => {
-    onlyProblem(mutate((d) => (d['steps'].check.branches[1].condition = 'user.age >= )')), 'steps.check.branches[1].condition', / at 12$/);
-    onlyProblem(mutate((d) => (d['steps'].check.branches[0].condition = '')), 'steps.check.branches[0].condition', / at 0$/);
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[1].condition = 'user.age >= )')),
+      'steps.check.branches[1].condition',
+      / at 12$/,
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[0].condition = '')),
+      'steps.check.branches[0].condition',
+      / at 0$/,
+    );
   });
   test('unknown function and wrong argument count are reported', () => {
-    onlyProblem(mutate((d) => (d['steps'].check.branches[0].condition = 'frobnicate(user.age)')), 'steps.check.branches[0].condition', / at \d+$/);
-    onlyProblem(mutate((d) => (d['steps'].check.branches[0].condition = 'contains(user.name)')), 'steps.check.branches[0].condition', / at \d+$/);
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[0].condition = 'frobnicate(user.age)')),
+      'steps.check.branches[0].condition',
+      / at \d+$/,
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].check.branches[0].condition = 'contains(user.name)')),
+      'steps.check.branches[0].condition',
+      / at \d+$/,
+    );
   });
 });
 
 describe('action steps', () => {
   const at = 'steps.prep';
   test('actions required and an array; next_step required and known', () => {
-    onlyProblem(mutate((d) => delete d['steps'].prep.actions), `${at}.actions`, /^required/);
-    onlyProblem(mutate((d) => (d['steps'].prep.actions = 'x')), `${at}.actions`, 'must be an array');
-    onlyProblem(mutate((d) => delete d['steps'].prep.next_step), `${at}.next_step`, 'required');
-    onlyProblem(mutate((d) => (d['steps'].prep.next_step = 'nowhere')), `${at}.next_step`, "unknown step 'nowhere'");
+    onlyProblem(
+      mutate((d) => delete d['steps'].prep.actions),
+      `${at}.actions`,
+      /^required/,
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.actions = 'x')),
+      `${at}.actions`,
+      'must be an array',
+    );
+    onlyProblem(
+      mutate((d) => delete d['steps'].prep.next_step),
+      `${at}.next_step`,
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.next_step = 'nowhere')),
+      `${at}.next_step`,
+      "unknown step 'nowhere'",
+    );
     assert.deepEqual(validateRuleset(mutate((d) => (d['steps'].prep.actions = []))), []);
   });
   test('an action is an object with a known kind', () => {
-    onlyProblem(mutate((d) => (d['steps'].prep.actions[0] = 7)), `${at}.actions[0]`, 'must be an object');
-    onlyProblem(mutate((d) => delete d['steps'].prep.actions[0].action), `${at}.actions[0].action`, /^required/);
-    onlyProblem(mutate((d) => (d['steps'].prep.actions[2].action = 'email')), `${at}.actions[2].action`, 'must be set_variable or log');
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.actions[0] = 7)),
+      `${at}.actions[0]`,
+      'must be an object',
+    );
+    onlyProblem(
+      mutate((d) => delete d['steps'].prep.actions[0].action),
+      `${at}.actions[0].action`,
+      /^required/,
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.actions[2].action = 'email')),
+      `${at}.actions[2].action`,
+      'must be set_variable or log',
+    );
   });
   test('set_variable needs a variable name and a value expression', () => {
-    onlyProblem(mutate((d) => delete d['steps'].prep.actions[0].name), `${at}.actions[0].name`, 'required');
+    onlyProblem(
+      mutate((d) => delete d['steps'].prep.actions[0].name),
+      `${at}.actions[0].name`,
+      'required',
+    );
     for (const name of ['$limit', '1abc', 'a-b', '', 3]) {
-      onlyProblem(mutate((d) => (d['steps'].prep.actions[0].name = name)), `${at}.actions[0].name`, /^must be a variable name/);
+      onlyProblem(
+        mutate((d) => (d['steps'].prep.actions[0].name = name)),
+        `${at}.actions[0].name`,
+        /^must be a variable name/,
+      );
     }
-    onlyProblem(mutate((d) => delete d['steps'].prep.actions[0].value), `${at}.actions[0].value`, 'required');
-    onlyProblem(mutate((d) => (d['steps'].prep.actions[0].value = 3)), `${at}.actions[0].value`, 'must be an expression string');
-    onlyProblem(mutate((d) => (d['steps'].prep.actions[0].value = 'user.income *')), `${at}.actions[0].value`, / at \d+$/);
+    onlyProblem(
+      mutate((d) => delete d['steps'].prep.actions[0].value),
+      `${at}.actions[0].value`,
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.actions[0].value = 3)),
+      `${at}.actions[0].value`,
+      'must be an expression string',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.actions[0].value = 'user.income *')),
+      `${at}.actions[0].value`,
+      / at \d+$/,
+    );
   });
   test('log needs a message string and a known level', () => {
-    onlyProblem(mutate((d) => delete d['steps'].prep.actions[1].message), `${at}.actions[1].message`, 'required');
-    onlyProblem(mutate((d) => (d['steps'].prep.actions[1].message = ['x'])), `${at}.actions[1].message`, 'must be a string');
-    onlyProblem(mutate((d) => (d['steps'].prep.actions[1].level = 'trace')), `${at}.actions[1].level`, 'must be debug, info, warn or error');
+    onlyProblem(
+      mutate((d) => delete d['steps'].prep.actions[1].message),
+      `${at}.actions[1].message`,
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.actions[1].message = ['x'])),
+      `${at}.actions[1].message`,
+      'must be a string',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].prep.actions[1].level = 'trace')),
+      `${at}.actions[1].level`,
+      'must be debug, info, warn or error',
+    );
   });
 });
 
 describe('terminal steps', () => {
   test('result required and an object, code a non-empty string, message a string', () => {
-    onlyProblem(mutate((d) => delete d['steps'].deny.result), 'steps.deny.result', /^required/);
-    onlyProblem(mutate((d) => (d['steps'].deny.result = 'DENY')), 'steps.deny.result', 'must be an object');
-    onlyProblem(mutate((d) => delete d['steps'].deny.result.code), 'steps.deny.result.code', 'required');
-    onlyProblem(mutate((d) => (d['steps'].deny.result.code = 4)), 'steps.deny.result.code', 'must be a non-empty string');
-    onlyProblem(mutate((d) => (d['steps'].deny.result.code = '')), 'steps.deny.result.code', 'must be a non-empty string');
-    onlyProblem(mutate((d) => (d['steps'].deny.result.message = null)), 'steps.deny.result.message', 'must be a string');
+    onlyProblem(
+      mutate((d) => delete d['steps'].deny.result),
+      'steps.deny.result',
+      /^required/,
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].deny.result = 'DENY')),
+      'steps.deny.result',
+      'must be an object',
+    );
+    onlyProblem(
+      mutate((d) => delete d['steps'].deny.result.code),
+      'steps.deny.result.code',
+      'required',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].deny.result.code = 4)),
+      'steps.deny.result.code',
+      'must be a non-empty string',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].deny.result.code = '')),
+      'steps.deny.result.code',
+      'must be a non-empty string',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].deny.result.message = null)),
+      'steps.deny.result.message',
+      'must be a string',
+    );
   });
   test('output maps keys to expression strings that parse', () => {
-    onlyProblem(mutate((d) => (d['steps'].ok.output = ['$limit'])), 'steps.ok.output', /^must be an object/);
-    onlyProblem(mutate((d) => (d['steps'].ok.output.n = 5)), 'steps.ok.output.n', 'must be an expression string');
-    onlyProblem(mutate((d) => (d['steps'].ok.output['a b'] = '(')), 'steps.ok.output["a b"]', / at \d+$/);
+    onlyProblem(
+      mutate((d) => (d['steps'].ok.output = ['$limit'])),
+      'steps.ok.output',
+      /^must be an object/,
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].ok.output.n = 5)),
+      'steps.ok.output.n',
+      'must be an expression string',
+    );
+    onlyProblem(
+      mutate((d) => (d['steps'].ok.output['a b'] = '(')),
+      'steps.ok.output["a b"]',
+      / at \d+$/,
+    );
   });
   test('__proto__ is not accepted as an output or result key', () => {
     const doc = JSON.parse('{"result": {"code": "X", "__proto__": 1}, "output": {"__proto__": "1"}}') as Doc;

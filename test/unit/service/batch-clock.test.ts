@@ -31,8 +31,24 @@ function fakeClock(): { read: () => number; reads: number } {
 
 async function service(clock: () => number): Promise<RuleService> {
   const s = new RuleService(
-    { version: 't', role: 'standalone', writerAddr: null, executionTimeoutMs: 5000, maxSteps: 100, maxBatchSize: 100, signature: { ...DISABLED_SIGNATURE_POLICY } },
-    { store: new MemoryStore(), metrics: NO_METRICS, audit: { write: () => {} }, sampler: { rate: 0, shouldSample: () => false }, logger: silentLogger(), clock, now: Date.now },
+    {
+      version: 't',
+      role: 'standalone',
+      writerAddr: null,
+      executionTimeoutMs: 5000,
+      maxSteps: 100,
+      maxBatchSize: 100,
+      signature: { ...DISABLED_SIGNATURE_POLICY },
+    },
+    {
+      store: new MemoryStore(),
+      metrics: NO_METRICS,
+      audit: { write: () => {} },
+      sampler: { rate: 0, shouldSample: () => false },
+      logger: silentLogger(),
+      clock,
+      now: Date.now,
+    },
   );
   await s.putRuleset(ctx, RULESET);
   return s;

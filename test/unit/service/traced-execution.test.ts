@@ -111,11 +111,14 @@ test('a failed execution ends its span as failed with the catalog code and the s
   const tracer = recordingTracer();
   const { service, metrics } = await makeService(tracer);
   metrics.calls.length = 0;
-  assert.throws(() => service.execute(ctx, 'age', { user: { age: 30, zero: 0 } }, false), (err: unknown) => {
-    assert.ok(err instanceof ServiceError);
-    assert.equal(err.code, 'INTERNAL_ERROR');
-    return true;
-  });
+  assert.throws(
+    () => service.execute(ctx, 'age', { user: { age: 30, zero: 0 } }, false),
+    (err: unknown) => {
+      assert.ok(err instanceof ServiceError);
+      assert.equal(err.code, 'INTERNAL_ERROR');
+      return true;
+    },
+  );
   const ended = tracer.spans[0]?.ended;
   assert.ok(ended && !ended.ok);
   assert.equal(ended.code, 'INTERNAL_ERROR');
@@ -129,7 +132,15 @@ test('with a tracer the audit line names trace_id and span_id; metrics are recor
   metrics.calls.length = 0;
   service.execute(ctx, 'age', { user: { age: 5 } }, false);
   const line = audit.find((l) => l['event'] === 'rule_executed');
-  assert.deepEqual(line, { event: 'rule_executed', rule_name: 'age', duration_us: line?.['duration_us'], result: 'success', source_ip: '192.0.2.1', trace_id: 'trace-1', span_id: 'span-1' });
+  assert.deepEqual(line, {
+    event: 'rule_executed',
+    rule_name: 'age',
+    duration_us: line?.['duration_us'],
+    result: 'success',
+    source_ip: '192.0.2.1',
+    trace_id: 'trace-1',
+    span_id: 'span-1',
+  });
   assert.deepEqual(metrics.calls, ['inc', 'dec', 'exec age true MINOR']);
 });
 
@@ -144,9 +155,18 @@ test('a batch makes one span per item, each under the same parent', async () => 
 
 test('compilation is observed on the sync path (applyChange) as on API writes', async () => {
   const { service, metrics } = await makeService();
-  assert.deepEqual(metrics.calls.filter((c) => c.startsWith('compile')), ['compile age']);
-  assert.equal(await service.applyChange({ kind: 'ruleset.put', tenant: 'default', doc: { ...AGE, config: { ...AGE.config, name: 'synced' } } }, 'sync', false), 'applied');
-  assert.deepEqual(metrics.calls.filter((c) => c.startsWith('compile')), ['compile age', 'compile synced']);
+  assert.deepEqual(
+    metrics.calls.filter((c) => c.startsWith('compile')),
+    ['compile age'],
+  );
+  assert.equal(
+    await service.applyChange({ kind: 'ruleset.put', tenant: 'default', doc: { ...AGE, config: { ...AGE.config, name: 'synced' } } }, 'sync', false),
+    'applied',
+  );
+  assert.deepEqual(
+    metrics.calls.filter((c) => c.startsWith('compile')),
+    ['compile age', 'compile synced'],
+  );
 });
 
 test('debugRuleset renders the conditions of a stored ruleset; an unknown name is NOT_FOUND', async () => {
@@ -168,5 +188,8 @@ test('debugRuleset renders the conditions of a stored ruleset; an unknown name i
     actions: [{ action: 'set_variable', name: 'x', value: '1 / user.zero', parsed: '(/ 1 user.zero)' }],
     next_step: 'adult',
   });
-  assert.throws(() => service.debugRuleset(ctx, 'nope'), (err: unknown) => err instanceof ServiceError && err.code === 'NOT_FOUND');
+  assert.throws(
+    () => service.debugRuleset(ctx, 'nope'),
+    (err: unknown) => err instanceof ServiceError && err.code === 'NOT_FOUND',
+  );
 });

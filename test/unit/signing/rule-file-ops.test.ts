@@ -95,11 +95,14 @@ describe('compileRuleFile', () => {
   it('refuses an embedded signature that does not match the rule', () => {
     const signed = JSON.parse(signRuleFile('twin.json', Buffer.from(json), key.privateKey, now).toString('utf8'));
     signed.config.version = '9.9';
-    assert.throws(() => compileRuleFile('twin.json', Buffer.from(JSON.stringify(signed))), (err: unknown) => {
-      assert.ok(err instanceof CompileError);
-      assert.match(err.message, /twin\.json: the embedded signature does not match the rule \(invalid signature\); refusing to compile/);
-      return true;
-    });
+    assert.throws(
+      () => compileRuleFile('twin.json', Buffer.from(JSON.stringify(signed))),
+      (err: unknown) => {
+        assert.ok(err instanceof CompileError);
+        assert.match(err.message, /twin\.json: the embedded signature does not match the rule \(invalid signature\); refusing to compile/);
+        return true;
+      },
+    );
     signed._signature.public_key = 'bad';
     assert.throws(() => compileRuleFile('twin.json', Buffer.from(JSON.stringify(signed))), /invalid public key base64/);
   });

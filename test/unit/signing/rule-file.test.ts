@@ -28,13 +28,16 @@ steps:
 `;
 
 function fails(path: string, bytes: Buffer | string, pattern: RegExp): void {
-  assert.throws(() => decodeRuleFile(path, Buffer.from(bytes)), (err: unknown) => {
-    assert.ok(err instanceof RuleFileError, `expected RuleFileError, got ${String(err)}`);
-    assert.equal(err.path, path);
-    assert.ok(err.message.startsWith(`${path}: `), err.message);
-    assert.match(err.message, pattern);
-    return true;
-  });
+  assert.throws(
+    () => decodeRuleFile(path, Buffer.from(bytes)),
+    (err: unknown) => {
+      assert.ok(err instanceof RuleFileError, `expected RuleFileError, got ${String(err)}`);
+      assert.equal(err.path, path);
+      assert.ok(err.message.startsWith(`${path}: `), err.message);
+      assert.match(err.message, pattern);
+      return true;
+    },
+  );
 }
 
 describe('ruleFileFormat', () => {

@@ -127,7 +127,10 @@ describe('.svc decoding errors', () => {
   const signed = encodeSvc(rule(), signatureOf(rule(), signer.privateKey));
 
   it('truncation at every offset is a SvcFormatError naming the truncated part', () => {
-    for (const [bytes, sigEnd] of [[unsigned, 14], [signed, 110]] as const) {
+    for (const [bytes, sigEnd] of [
+      [unsigned, 14],
+      [signed, 110],
+    ] as const) {
       for (let n = 0; n < bytes.length; n++) {
         const expected = n < 14 ? /truncated \.svc header/ : n < sigEnd ? /truncated \.svc signature block/ : /truncated \.svc payload/;
         formatError(() => decodeSvc(bytes.subarray(0, n)), expected);
@@ -233,7 +236,10 @@ describe('.svc decoding (property)', () => {
   }
 
   it('random buffers only ever give SvcFormatError', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => onlyFormatErrors(bytes)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => onlyFormatErrors(bytes)),
+      { numRuns: 2000 },
+    );
   });
 
   it('random buffers behind a valid header only ever give SvcFormatError', () => {

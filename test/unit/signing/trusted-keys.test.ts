@@ -23,11 +23,14 @@ describe('trusted keys', () => {
   });
 
   it('names the bad entry of the list', () => {
-    assert.throws(() => parseTrustedKeyList(`${k1},nope`), (err: unknown) => {
-      assert.ok(err instanceof TrustedKeyError);
-      assert.match(err.message, /--signature-trusted-keys: entry 2 \(nope\) is not a base64 Ed25519 public key/);
-      return true;
-    });
+    assert.throws(
+      () => parseTrustedKeyList(`${k1},nope`),
+      (err: unknown) => {
+        assert.ok(err instanceof TrustedKeyError);
+        assert.match(err.message, /--signature-trusted-keys: entry 2 \(nope\) is not a base64 Ed25519 public key/);
+        return true;
+      },
+    );
   });
 
   it('parses a keys file with comments, blank lines, CRLF and duplicates', () => {

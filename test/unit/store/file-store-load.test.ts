@@ -30,12 +30,27 @@ describe('FileStore.load', () => {
     assert.deepEqual(await second.load(testPrepare), { loaded: 3, skipped: [] });
     assert.deepEqual(events, [], 'load emits no events');
     assert.deepEqual(second.tenants(), ['acme', 'default']);
-    assert.deepEqual(second.list('default').map((r) => [r.name, r.version]), [['a', '2'], ['b', '1.0.0']]);
+    assert.deepEqual(
+      second.list('default').map((r) => [r.name, r.version]),
+      [
+        ['a', '2'],
+        ['b', '1.0.0'],
+      ],
+    );
     assert.deepEqual(second.get('acme', 'a')?.doc, makeDoc('a', { code: 'ACME' }));
-    assert.deepEqual((await second.versions('default', 'a')).map((v) => [v.seq, v.version]), [[1, '1']]);
+    assert.deepEqual(
+      (await second.versions('default', 'a')).map((v) => [v.seq, v.version]),
+      [[1, '1']],
+    );
 
     await second.put(rec('a', { version: '3' }), { origin: 'api' });
-    assert.deepEqual((await second.versions('default', 'a')).map((v) => [v.seq, v.version]), [[2, '2'], [1, '1']]);
+    assert.deepEqual(
+      (await second.versions('default', 'a')).map((v) => [v.seq, v.version]),
+      [
+        [2, '2'],
+        [1, '1'],
+      ],
+    );
   });
 
   it('skips and reports broken files while the others load', async () => {
@@ -50,7 +65,10 @@ describe('FileStore.load', () => {
     const store = new FileStore({ rulesDir: dir, logger: { warn: (obj, msg) => warnings.push({ obj, msg }) } });
     const report = await store.load(testPrepare);
     assert.equal(report.loaded, 1);
-    assert.deepEqual(store.list('default').map((r) => r.name), ['good']);
+    assert.deepEqual(
+      store.list('default').map((r) => r.name),
+      ['good'],
+    );
     const reasons = new Map(report.skipped.map((s) => [s.path, s.reason]));
     assert.equal(reasons.size, 6);
     assert.match(reasons.get(join(dir, 'bad.json'))!, /JSON/);
@@ -108,7 +126,10 @@ describe('FileStore.load', () => {
     const report = await store.load(testPrepare);
     assert.equal(report.loaded, 2);
     assert.deepEqual(store.tenants(), ['acme']);
-    assert.deepEqual(store.list('acme').map((r) => r.name), ['r', 'tenants']);
+    assert.deepEqual(
+      store.list('acme').map((r) => r.name),
+      ['r', 'tenants'],
+    );
     const reasons = new Map(report.skipped.map((s) => [s.path, s.reason]));
     assert.match(reasons.get(join(dir, 'tenants', 'default'))!, /root/);
     assert.match(reasons.get(join(dir, 'tenants', 'bad id'))!, /invalid tenant id/);
@@ -141,6 +162,9 @@ describe('FileStore.load', () => {
     await store.put(rec('a'), { origin: 'api' });
     await store.put(rec('m'), { origin: 'watch', persist: false });
     assert.equal((await store.load(testPrepare)).loaded, 1);
-    assert.deepEqual(store.list('default').map((r) => r.name), ['a']);
+    assert.deepEqual(
+      store.list('default').map((r) => r.name),
+      ['a'],
+    );
   });
 });

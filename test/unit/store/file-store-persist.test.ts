@@ -28,12 +28,7 @@ describe('FileStore persistence', () => {
     clock = T0 + 5;
     await store.put(rec('a', { version: '2' }), { origin: 'api' });
     await store.put(rec('r', { tenant: 'acme', version: '9' }), { origin: 'api' });
-    assert.deepEqual(await listTree(dir), [
-      `.versions/a/v1_${T0 + 5}.json`,
-      'a.json',
-      `tenants/acme/.versions/r/v1_${T0 + 5}.json`,
-      'tenants/acme/r.json',
-    ]);
+    assert.deepEqual(await listTree(dir), [`.versions/a/v1_${T0 + 5}.json`, 'a.json', `tenants/acme/.versions/r/v1_${T0 + 5}.json`, 'tenants/acme/r.json']);
     const current = JSON.parse(await readFile(join(dir, 'a.json'), 'utf8'));
     assert.deepEqual(current, rec('a', { version: '2' }).doc);
     const saved = JSON.parse(await readFile(join(dir, '.versions', 'a', `v1_${T0 + 5}.json`), 'utf8'));
@@ -68,7 +63,10 @@ describe('FileStore persistence', () => {
     const hdir = join(dir, '.versions', 'a');
     await writeFile(join(hdir, `v3_${T0 + 3}.json`), JSON.stringify(rec('a', { version: '2' }).doc));
     assert.equal((await listTree(hdir)).length, 3);
-    assert.deepEqual((await store.versions('default', 'a')).map((v) => v.seq), [3, 2]);
+    assert.deepEqual(
+      (await store.versions('default', 'a')).map((v) => v.seq),
+      [3, 2],
+    );
     assert.equal(await store.readVersion('default', 'a', 1), undefined, 'beyond maxVersions');
     assert.equal((await store.readVersion('default', 'a', 2))?.config.version, '1');
     clock = T0 + 4;
@@ -80,7 +78,10 @@ describe('FileStore persistence', () => {
     const store = open();
     await store.put(rec('a'), { origin: 'api' });
     await store.put(rec('a', { version: '2' }), { origin: 'api' });
-    assert.deepEqual((await store.versions('default', 'a')).map((v) => v.version), ['1.0.0']);
+    assert.deepEqual(
+      (await store.versions('default', 'a')).map((v) => v.version),
+      ['1.0.0'],
+    );
   });
 
   it('maxVersions 0 keeps no history', async () => {
@@ -106,7 +107,14 @@ describe('FileStore persistence', () => {
     assert.deepEqual(store.get('default', 'a')?.doc, v1.doc);
     assert.deepEqual(JSON.parse(await readFile(join(dir, 'a.json'), 'utf8')), v1.doc);
     const versions = await store.versions('default', 'a');
-    assert.deepEqual(versions.map((v) => [v.seq, v.version]), [[2, '2'], [1, '1']], 'one more entry; v2 kept');
+    assert.deepEqual(
+      versions.map((v) => [v.seq, v.version]),
+      [
+        [2, '2'],
+        [1, '1'],
+      ],
+      'one more entry; v2 kept',
+    );
     assert.deepEqual(await store.readVersion('default', 'a', 2), v2.doc);
   });
 
@@ -132,11 +140,18 @@ describe('FileStore persistence', () => {
     assert.deepEqual(await store.versions('default', 'a'), []);
     await store.put(rec('a', { version: '3' }), { origin: 'api' });
     await store.put(rec('a', { version: '4' }), { origin: 'api' });
-    assert.deepEqual((await store.versions('default', 'a')).map((v) => v.seq), [1], 'a recreated ruleset starts at seq 1');
+    assert.deepEqual(
+      (await store.versions('default', 'a')).map((v) => v.seq),
+      [1],
+      'a recreated ruleset starts at seq 1',
+    );
   });
 
   it('a put over a rule loaded from YAML writes JSON and removes the YAML file', async () => {
-    await writeFile(join(dir, 'a.yaml'), 'config:\n  name: a\n  version: "1"\n  entry_step: end\nsteps:\n  end:\n    type: terminal\n    result: { code: Y }\n');
+    await writeFile(
+      join(dir, 'a.yaml'),
+      'config:\n  name: a\n  version: "1"\n  entry_step: end\nsteps:\n  end:\n    type: terminal\n    result: { code: Y }\n',
+    );
     const store = open();
     assert.equal((await store.load(testPrepare)).loaded, 1);
     await store.put(rec('a', { version: '2' }), { origin: 'api' });

@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  historyDir,
-  historyFileName,
-  isoFromUnixSeconds,
-  parseHistoryFileName,
-  parseRuleFileName,
-  rulePath,
-  tenantDir,
-} from '../../../src/store/layout.js';
+import { historyDir, historyFileName, isoFromUnixSeconds, parseHistoryFileName, parseRuleFileName, rulePath, tenantDir } from '../../../src/store/layout.js';
 
 const ROOT = '/rules';
 

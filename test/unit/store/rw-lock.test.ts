@@ -85,7 +85,10 @@ describe('RwLock', () => {
 
   it('releases the lock when a section throws', async () => {
     const lock = new RwLock();
-    await assert.rejects(lock.withWrite(() => Promise.reject(new Error('boom'))), /boom/);
+    await assert.rejects(
+      lock.withWrite(() => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
     assert.deepEqual(lock.state(), { readers: 0, writer: false, waiting: 0 });
   });
 });

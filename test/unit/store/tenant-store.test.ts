@@ -48,7 +48,9 @@ test('a refusing check writes nothing and changes nothing; concurrent creates of
     const absent = (previous: TenantRecord | undefined): void => {
       if (previous) throw new Error('exists');
     };
-    const results = await Promise.allSettled([1, 2, 3].map((n) => f.store.put(parseTenantRecord({ id: 'dup', name: `n${n}` }), { origin: 'api', check: absent })));
+    const results = await Promise.allSettled(
+      [1, 2, 3].map((n) => f.store.put(parseTenantRecord({ id: 'dup', name: `n${n}` }), { origin: 'api', check: absent })),
+    );
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected', 'rejected']);
     assert.deepEqual(f.changes, ['tenant.put:dup:api']);
     assert.deepEqual(f.fileIds(), ['dup']);
@@ -81,7 +83,10 @@ test('persist: false changes memory only; reload makes memory match the file', a
     await f.store.put(parseTenantRecord({ id: 'mem' }), { origin: 'sync', persist: false });
     assert.deepEqual(f.fileIds(), ['kept']);
     assert.equal(await f.store.reload('watch'), 1);
-    assert.deepEqual(f.store.list().map((r) => r.id), ['default', 'kept']);
+    assert.deepEqual(
+      f.store.list().map((r) => r.id),
+      ['default', 'kept'],
+    );
   } finally {
     f.cleanup();
   }

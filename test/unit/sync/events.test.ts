@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  EnvelopeError,
-  allSubjects,
-  decodeEnvelope,
-  encodeEnvelope,
-  eventSubject,
-  ruleSubject,
-  rulePutOf,
-  tenantsSubject,
-} from '../../../src/sync/events.js';
+import { EnvelopeError, allSubjects, decodeEnvelope, encodeEnvelope, eventSubject, ruleSubject, rulePutOf, tenantsSubject } from '../../../src/sync/events.js';
 import type { RuleRecord } from '../../../src/store/types.js';
 
 const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
@@ -58,7 +49,10 @@ describe('sync events (wire format)', () => {
     ];
     for (const [body, re] of bad) {
       const raw = typeof body === 'string' ? new TextEncoder().encode(body) : bytes(body);
-      assert.throws(() => decodeEnvelope(raw), (err: unknown) => err instanceof EnvelopeError && re.test((err as Error).message));
+      assert.throws(
+        () => decodeEnvelope(raw),
+        (err: unknown) => err instanceof EnvelopeError && re.test((err as Error).message),
+      );
     }
   });
 });

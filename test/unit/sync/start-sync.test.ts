@@ -83,7 +83,13 @@ describe('startSync', () => {
     fx.cleanup();
     fx = await makeFixture({ role: 'reader', persistent: true });
     scanDone = undefined;
-    const prepared = prepareSync({ config: { ...config, rulesDir: fx.dir!, syncUrl: 'nats://127.0.0.1:1' }, ...common, target: fx.service, logger: fx.logger, natsModules: missing });
+    const prepared = prepareSync({
+      config: { ...config, rulesDir: fx.dir!, syncUrl: 'nats://127.0.0.1:1' },
+      ...common,
+      target: fx.service,
+      logger: fx.logger,
+      natsModules: missing,
+    });
     const early = fx.service.health().sync as Record<string, any>;
     assert.equal(early['mode'], 'broker+watcher');
     assert.equal(early['connected'], false);

@@ -76,7 +76,10 @@ describe('RuleWatcher (fake file events, fake clock)', () => {
     created[0]!.change(path('a.json'), 'unlink');
     await watcher.flushNow();
     assert.equal(fx.store.get('default', 'a'), undefined);
-    assert.deepEqual(fx.events.map((e) => `${e.kind}:${e.origin}`), ['ruleset.put:watch', 'ruleset.put:watch', 'ruleset.delete:watch']);
+    assert.deepEqual(
+      fx.events.map((e) => `${e.kind}:${e.origin}`),
+      ['ruleset.put:watch', 'ruleset.put:watch', 'ruleset.delete:watch'],
+    );
   });
 
   it('batches a burst of 50 changes into one reload after the 200 ms debounce', async () => {
@@ -130,13 +133,20 @@ describe('RuleWatcher (fake file events, fake clock)', () => {
     await watcher.flushNow();
     const reload = fx.logger.find('rule files reloaded').at(-1)!;
     assert.equal(reload['own'], 1, 'recognised as its own write');
-    assert.deepEqual(fx.events.map((e) => e.origin), ['api', 'api'], 'no reload event');
+    assert.deepEqual(
+      fx.events.map((e) => e.origin),
+      ['api', 'api'],
+      'no reload event',
+    );
 
     writeFileSync(path('e.json'), json(ruleset('e', '3.0.0')));
     created[0]!.change(path('e.json'));
     await watcher.flushNow();
     assert.equal(fx.store.get('default', 'e')?.version, '3.0.0');
-    assert.deepEqual(fx.events.map((e) => e.origin), ['api', 'api', 'watch']);
+    assert.deepEqual(
+      fx.events.map((e) => e.origin),
+      ['api', 'api', 'watch'],
+    );
   });
 
   it('follows the format precedence: removing x.json serves x.yaml', async () => {

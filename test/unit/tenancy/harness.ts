@@ -76,9 +76,7 @@ export async function makeTenancyHarness(options: TenancyHarnessOptions = {}): P
   const audit = new AuditLog({ stdout: { write: (chunk: string) => sink.push(chunk) }, sampleRate: 100 });
   const metrics = new Metrics({ version: 'test', rulesCount: () => store.count(), tenantLabel: multiTenancy });
   const logger = silentLogger();
-  const tenancy = multiTenancy
-    ? await setupTenancy({ config: { rulesDir, role, writerAddr: 'http://writer:8080' }, store, audit, logger, clock })
-    : null;
+  const tenancy = multiTenancy ? await setupTenancy({ config: { rulesDir, role, writerAddr: 'http://writer:8080' }, store, audit, logger, clock }) : null;
   const service = new RuleService(
     {
       version: 'test',

@@ -35,8 +35,14 @@ describe('isolation between tenants (persistent store)', () => {
   after(() => h.close());
 
   test('list and get show only the caller tenant; default sees none of them', async () => {
-    assert.deepEqual((await h.request('GET', '/api/v1/rulesets', undefined, 'alpha')).body.map((r: { name: string }) => r.name), ['only-alpha', 'shared']);
-    assert.deepEqual((await h.request('GET', '/api/v1/rulesets', undefined, 'beta')).body.map((r: { name: string }) => r.name), ['shared']);
+    assert.deepEqual(
+      (await h.request('GET', '/api/v1/rulesets', undefined, 'alpha')).body.map((r: { name: string }) => r.name),
+      ['only-alpha', 'shared'],
+    );
+    assert.deepEqual(
+      (await h.request('GET', '/api/v1/rulesets', undefined, 'beta')).body.map((r: { name: string }) => r.name),
+      ['shared'],
+    );
     assert.deepEqual((await h.request('GET', '/api/v1/rulesets')).body, []);
     assert.equal((await h.request('GET', '/api/v1/rulesets/shared', undefined, 'beta')).body.steps.done.result.code, 'B');
     assert.equal((await h.request('GET', '/api/v1/rulesets/only-alpha', undefined, 'beta')).status, 404);
@@ -47,7 +53,10 @@ describe('isolation between tenants (persistent store)', () => {
     assert.equal((await h.request('POST', '/api/v1/execute/shared', { input: { x: 1 } }, 'alpha')).body.code, 'A2');
     assert.equal((await h.request('POST', '/api/v1/execute/shared', { input: { x: 1 } }, 'beta')).body.code, 'B');
     const batch = await h.request('POST', '/api/v1/execute/shared/batch', { inputs: [{ x: 1 }, { x: 2 }] }, 'beta');
-    assert.deepEqual(batch.body.results.map((r: { code: string }) => r.code), ['B', 'B']);
+    assert.deepEqual(
+      batch.body.results.map((r: { code: string }) => r.code),
+      ['B', 'B'],
+    );
     const fa = await h.request('POST', '/api/v1/rulesets/shared/filter', { known_input: {}, target_results: ['A2'] }, 'alpha');
     const fb = await h.request('POST', '/api/v1/rulesets/shared/filter', { known_input: {}, target_results: ['A2'] }, 'beta');
     assert.equal(fa.body.always_matches, true);

@@ -110,13 +110,19 @@ describe('max_rulesets under concurrent creates', () => {
         const refused = answers.filter((a) => a.status === 400);
         assert.equal(created.length, 2, JSON.stringify(answers.map((a) => a.status)));
         assert.equal(refused.length, 4);
-        for (const r of refused) assert.equal(r.body.error, "tenant 'small' already holds 2 rulesets, its max_rulesets limit is 2: delete a ruleset or raise the limit");
+        for (const r of refused)
+          assert.equal(r.body.error, "tenant 'small' already holds 2 rulesets, its max_rulesets limit is 2: delete a ruleset or raise the limit");
         const listed = await h.request('GET', '/api/v1/rulesets', undefined, 'small');
         assert.equal(listed.body.length, 2);
         // Concurrent writes of one existing name are updates: never refused by the limit.
         const stored = listed.body.map((r: { name: string }) => r.name) as string[];
-        const updates = await Promise.all(stored.flatMap((n) => [1, 2, 3].map((v) => h.request('POST', '/api/v1/rulesets', codeRules(n, 'Y', `${v}.0.0`), 'small'))));
-        assert.deepEqual(updates.map((u) => u.status), [200, 200, 200, 200, 200, 200]);
+        const updates = await Promise.all(
+          stored.flatMap((n) => [1, 2, 3].map((v) => h.request('POST', '/api/v1/rulesets', codeRules(n, 'Y', `${v}.0.0`), 'small'))),
+        );
+        assert.deepEqual(
+          updates.map((u) => u.status),
+          [200, 200, 200, 200, 200, 200],
+        );
       } finally {
         await h.close();
       }
@@ -134,10 +140,7 @@ describe('a ruleset create racing its tenant delete', () => {
         for (let i = 0; i < 20; i++) {
           const id = `t${i}`;
           assert.equal((await h.request('POST', '/api/v1/tenants', { id })).status, 201);
-          const [put, del] = await Promise.all([
-            h.request('POST', '/api/v1/rulesets', codeRules('r', 'X'), id),
-            h.request('DELETE', `/api/v1/tenants/${id}`),
-          ]);
+          const [put, del] = await Promise.all([h.request('POST', '/api/v1/rulesets', codeRules('r', 'X'), id), h.request('DELETE', `/api/v1/tenants/${id}`)]);
           const outcome = `${put.status}/${del.status}`;
           assert.ok(outcome === '200/409' || outcome === '404/204', `create/delete answered ${outcome}`);
           const tenantExists = (await h.request('GET', `/api/v1/tenants/${id}`)).status === 200;

@@ -32,7 +32,10 @@ describe('tenant management', () => {
     await h.request('POST', '/api/v1/tenants', { id: 'zed' });
     const list = await h.request('GET', '/api/v1/tenants');
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.map((t: { id: string }) => t.id), ['acme', 'default', 'zed']);
+    assert.deepEqual(
+      list.body.map((t: { id: string }) => t.id),
+      ['acme', 'default', 'zed'],
+    );
     assert.equal((await h.request('GET', '/api/v1/tenants/acme')).body.name, 'ACME');
     const missing = await h.request('GET', '/api/v1/tenants/nobody');
     assert.equal(missing.status, 404);
@@ -103,7 +106,10 @@ describe('tenant management', () => {
 
   test('tenants.json holds the registry (a changed default included), sorted by id', () => {
     const doc = JSON.parse(readFileSync(join(h.rulesDir!, 'tenants.json'), 'utf8'));
-    assert.deepEqual(doc.tenants.map((t: { id: string }) => t.id), ['acme', 'default', 'zed']);
+    assert.deepEqual(
+      doc.tenants.map((t: { id: string }) => t.id),
+      ['acme', 'default', 'zed'],
+    );
     assert.equal(doc.tenants[1].qps_limit, 1000);
   });
 });

@@ -71,7 +71,10 @@ test('the default tenant cannot be disabled', () => {
 
 test('tenants.json: sorted by id, duplicates and bad records refused as a whole', () => {
   const doc = tenantsDocument([parseTenantRecord({ id: 'b' }), parseTenantRecord({ id: 'a', max_rulesets: 2 })]);
-  assert.deepEqual(doc.tenants.map((t) => t.id), ['a', 'b']);
+  assert.deepEqual(
+    doc.tenants.map((t) => t.id),
+    ['a', 'b'],
+  );
   assert.deepEqual(parseTenantsDocument(JSON.parse(JSON.stringify(doc))), doc.tenants);
   assert.throws(() => parseTenantsDocument({ tenants: [{ id: 'a' }, { id: 'a' }] }), /tenants\[1\]\.id: duplicate id 'a'/);
   assert.throws(() => parseTenantsDocument({ tenants: [{ id: 'ok' }, { id: 'bad', qps_limit: 0 }] }), /tenants\[1\]\.qps_limit/);
@@ -87,7 +90,10 @@ test('TenantFile: missing file is null; writes are atomic (no temp file left) an
     await file.write(records);
     assert.deepEqual(readdirSync(dir), ['tenants.json']);
     const onDisk = JSON.parse(readFileSync(join(dir, 'tenants.json'), 'utf8'));
-    assert.deepEqual(onDisk.tenants.map((t: { id: string }) => t.id), ['alpha', 'zeta']);
+    assert.deepEqual(
+      onDisk.tenants.map((t: { id: string }) => t.id),
+      ['alpha', 'zeta'],
+    );
     assert.deepEqual(await file.read(), tenantsDocument(records).tenants);
     writeFileSync(join(dir, 'tenants.json'), '{"tenants": [');
     await assert.rejects(file.read(), /tenants\.json is not valid JSON/);

@@ -28,12 +28,24 @@ function codeOf(fn: () => void): string | undefined {
 
 test('default always exists; other tenants only once registered; disabled is not found', () => {
   const { registry } = setup();
-  assert.equal(codeOf(() => registry.admit('default', 0)), undefined);
-  assert.equal(codeOf(() => registry.admit('acme', 0)), 'TENANT_NOT_FOUND');
+  assert.equal(
+    codeOf(() => registry.admit('default', 0)),
+    undefined,
+  );
+  assert.equal(
+    codeOf(() => registry.admit('acme', 0)),
+    'TENANT_NOT_FOUND',
+  );
   registry.set(parseTenantRecord({ id: 'acme' }), 'api');
-  assert.equal(codeOf(() => registry.admit('acme', 1)), undefined);
+  assert.equal(
+    codeOf(() => registry.admit('acme', 1)),
+    undefined,
+  );
   registry.set(parseTenantRecord({ id: 'acme', enabled: false }), 'api');
-  assert.equal(codeOf(() => registry.admit('acme', 0)), 'TENANT_NOT_FOUND');
+  assert.equal(
+    codeOf(() => registry.admit('acme', 0)),
+    'TENANT_NOT_FOUND',
+  );
   assert.throws(() => registry.admit('acme', 0), /tenant 'acme' is disabled/);
   assert.throws(() => registry.admit('ghost', 0), /tenant 'ghost' not found/);
 });
@@ -41,15 +53,35 @@ test('default always exists; other tenants only once registered; disabled is not
 test('rate limit: burst requests pass at once, then 429 until the clock refills the bucket', () => {
   const { registry, clock } = setup();
   registry.set(parseTenantRecord({ id: 'acme', qps_limit: 2, burst: 3 }), 'api');
-  for (let i = 0; i < 3; i++) assert.equal(codeOf(() => registry.admit('acme', 1)), undefined);
-  assert.equal(codeOf(() => registry.admit('acme', 1)), 'RATE_LIMITED');
-  assert.equal(codeOf(() => registry.admit('acme', 0)), undefined, 'a free request (management, reads) is not limited');
+  for (let i = 0; i < 3; i++)
+    assert.equal(
+      codeOf(() => registry.admit('acme', 1)),
+      undefined,
+    );
+  assert.equal(
+    codeOf(() => registry.admit('acme', 1)),
+    'RATE_LIMITED',
+  );
+  assert.equal(
+    codeOf(() => registry.admit('acme', 0)),
+    undefined,
+    'a free request (management, reads) is not limited',
+  );
   clock.advance(500);
-  assert.equal(codeOf(() => registry.admit('acme', 1)), undefined);
-  assert.equal(codeOf(() => registry.admit('acme', 1)), 'RATE_LIMITED');
+  assert.equal(
+    codeOf(() => registry.admit('acme', 1)),
+    undefined,
+  );
+  assert.equal(
+    codeOf(() => registry.admit('acme', 1)),
+    'RATE_LIMITED',
+  );
   // Other tenants have their own bucket (or none).
   registry.set(parseTenantRecord({ id: 'other', qps_limit: 1 }), 'api');
-  assert.equal(codeOf(() => registry.admit('other', 1)), undefined);
+  assert.equal(
+    codeOf(() => registry.admit('other', 1)),
+    undefined,
+  );
   for (let i = 0; i < 100; i++) registry.admit('default', 1);
 });
 
@@ -73,11 +105,22 @@ test('burst defaults to qps_limit; changing only the name keeps the bucket level
   const { registry } = setup();
   registry.set(parseTenantRecord({ id: 'acme', qps_limit: 3 }), 'api');
   for (let i = 0; i < 3; i++) registry.admit('acme', 1);
-  assert.equal(codeOf(() => registry.admit('acme', 1)), 'RATE_LIMITED');
+  assert.equal(
+    codeOf(() => registry.admit('acme', 1)),
+    'RATE_LIMITED',
+  );
   registry.set(parseTenantRecord({ id: 'acme', name: 'Renamed', qps_limit: 3 }), 'api');
-  assert.equal(codeOf(() => registry.admit('acme', 1)), 'RATE_LIMITED', 'still empty after a rename');
+  assert.equal(
+    codeOf(() => registry.admit('acme', 1)),
+    'RATE_LIMITED',
+    'still empty after a rename',
+  );
   registry.set(parseTenantRecord({ id: 'acme', qps_limit: 5 }), 'api');
-  assert.equal(codeOf(() => registry.admit('acme', 1)), undefined, 'a new limit starts with a full bucket');
+  assert.equal(
+    codeOf(() => registry.admit('acme', 1)),
+    undefined,
+    'a new limit starts with a full bucket',
+  );
 });
 
 test('executeOptions: base without a tenant timeout, else one cached frozen copy per base', () => {
@@ -121,7 +164,12 @@ test('events: put (with previous), delete, nothing for an unchanged record; defa
   registry.set(parseTenantRecord({ id: 'acme', qps_limit: 1 }), 'sync');
   registry.remove('acme', 'watch');
   assert.deepEqual(
-    events.map((e) => [e.kind, e.kind === 'tenant.put' ? e.record.id : e.id, e.origin, e.kind === 'tenant.put' ? (e.previous ? e.previous.qps_limit : 'none') : 'deleted']),
+    events.map((e) => [
+      e.kind,
+      e.kind === 'tenant.put' ? e.record.id : e.id,
+      e.origin,
+      e.kind === 'tenant.put' ? (e.previous ? e.previous.qps_limit : 'none') : 'deleted',
+    ]),
     [
       ['tenant.put', 'acme', 'api', 'none'],
       ['tenant.put', 'acme', 'sync', null],
@@ -131,7 +179,10 @@ test('events: put (with previous), delete, nothing for an unchanged record; defa
   registry.set(parseTenantRecord({ id: 'default', max_rulesets: 1 }), 'api');
   registry.remove('default', 'sync');
   assert.equal(registry.get('default')?.max_rulesets, null);
-  assert.deepEqual(registry.list().map((r) => r.id), ['default']);
+  assert.deepEqual(
+    registry.list().map((r) => r.id),
+    ['default'],
+  );
 });
 
 test('replaceAll makes the registry match a file, keeping default, and counts the changes', () => {
@@ -140,7 +191,14 @@ test('replaceAll makes the registry match a file, keeping default, and counts th
   registry.set(parseTenantRecord({ id: 'kept' }), 'api');
   const changes = registry.replaceAll([parseTenantRecord({ id: 'kept' }), parseTenantRecord({ id: 'new' })], 'watch');
   assert.equal(changes, 2);
-  assert.deepEqual(registry.list().map((r) => r.id), ['default', 'kept', 'new']);
-  assert.deepEqual(registry.persistable().map((r) => r.id), ['kept', 'new'], 'an unchanged default is not written');
+  assert.deepEqual(
+    registry.list().map((r) => r.id),
+    ['default', 'kept', 'new'],
+  );
+  assert.deepEqual(
+    registry.persistable().map((r) => r.id),
+    ['kept', 'new'],
+    'an unchanged default is not written',
+  );
   assert.equal(registry.replaceAll([parseTenantRecord({ id: 'kept' }), parseTenantRecord({ id: 'new' })], 'watch'), 0);
 });

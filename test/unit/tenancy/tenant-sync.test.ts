@@ -51,7 +51,14 @@ function manager(file: TenantFile | null, role: 'standalone' | 'reader' = 'reade
   const registry = new TenantRegistry({ clock: () => 0 });
   const events: TenantEvent[] = [];
   registry.subscribe((e) => events.push(e));
-  const m = new TenantManager({ tenants: new TenantStore(registry.collection, file), store: new MemoryStore(), audit: { write() {} }, logger: silentLogger(), role, writerAddr: null });
+  const m = new TenantManager({
+    tenants: new TenantStore(registry.collection, file),
+    store: new MemoryStore(),
+    audit: { write() {} },
+    logger: silentLogger(),
+    role,
+    writerAddr: null,
+  });
   return { registry, m, events };
 }
 
@@ -63,7 +70,10 @@ test('applySync: put, unchanged repeat, delete, default reset, invalid rejected;
     assert.equal(await m.applySync({ kind: 'tenant.put', id: 'acme', record: acme }, true), 'applied');
     assert.equal(await m.applySync({ kind: 'tenant.put', id: 'acme', record: acme }, true), 'unchanged');
     assert.equal(registry.get('acme')?.qps_limit, 3);
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'tenants.json'), 'utf8')).tenants.map((t: { id: string }) => t.id), ['acme']);
+    assert.deepEqual(
+      JSON.parse(readFileSync(join(dir, 'tenants.json'), 'utf8')).tenants.map((t: { id: string }) => t.id),
+      ['acme'],
+    );
     assert.equal(await m.applySync({ kind: 'tenant.put', id: 'acme', record: { ...acme, id: 'other' } }, true), 'rejected');
     assert.equal(await m.applySync({ kind: 'tenant.put', id: 'x', record: { id: 'x', qps_limit: -1 } }, true), 'rejected');
     assert.equal(await m.applySync({ kind: 'tenant.put', id: 'default', record: { id: 'default', max_rulesets: 1 } }, false), 'applied');
@@ -85,7 +95,10 @@ test('reloadFile: the registry follows tenants.json (origin watch); a broken fil
     const { registry, m, events } = manager(file);
     await file.write([parseTenantRecord({ id: 'one' }), parseTenantRecord({ id: 'two' })]);
     assert.equal(await m.reloadFile(), 2);
-    assert.deepEqual(registry.list().map((r) => r.id), ['default', 'one', 'two']);
+    assert.deepEqual(
+      registry.list().map((r) => r.id),
+      ['default', 'one', 'two'],
+    );
     await file.write([parseTenantRecord({ id: 'two', enabled: false })]);
     assert.equal(await m.reloadFile(), 2);
     assert.equal(registry.get('one'), undefined);

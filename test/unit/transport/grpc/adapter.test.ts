@@ -20,28 +20,57 @@ describe('parseJsonField', () => {
   });
   it('empty text: the given default, or BAD_REQUEST "<field> is required"', () => {
     assert.deepEqual(parseJsonField('context_json', '  ', {}), {});
-    assert.throws(() => parseJsonField('input_json', ''), (e: ServiceError) => e.code === 'BAD_REQUEST' && /^input_json is required/.test(e.message));
+    assert.throws(
+      () => parseJsonField('input_json', ''),
+      (e: ServiceError) => e.code === 'BAD_REQUEST' && /^input_json is required/.test(e.message),
+    );
   });
   it('malformed JSON, deep nesting and __proto__ keys are BAD_REQUEST naming the field', () => {
-    assert.throws(() => parseJsonField('input_json', '{"a":'), (e: ServiceError) => e.code === 'BAD_REQUEST' && /^input_json: malformed JSON/.test(e.message));
-    assert.throws(() => parseJsonField('x_json', '['.repeat(600) + ']'.repeat(600)), (e: ServiceError) => /^x_json is nested deeper than 512 levels/.test(e.message));
-    assert.throws(() => parseJsonField('x_json', '{"__proto__":{}}'), (e: ServiceError) => /^x_json contains a forbidden key/.test(e.message));
+    assert.throws(
+      () => parseJsonField('input_json', '{"a":'),
+      (e: ServiceError) => e.code === 'BAD_REQUEST' && /^input_json: malformed JSON/.test(e.message),
+    );
+    assert.throws(
+      () => parseJsonField('x_json', '['.repeat(600) + ']'.repeat(600)),
+      (e: ServiceError) => /^x_json is nested deeper than 512 levels/.test(e.message),
+    );
+    assert.throws(
+      () => parseJsonField('x_json', '{"__proto__":{}}'),
+      (e: ServiceError) => /^x_json contains a forbidden key/.test(e.message),
+    );
   });
 });
 
 describe('encoding', () => {
   it('ExecuteResponse: output as JSON text, trace only when present', () => {
-    assert.deepEqual(encodeExecuteResult({ code: 'A', message: 'm', output: { x: [1] }, duration_us: 7 }), { code: 'A', message: 'm', output_json: '{"x":[1]}', duration_us: 7 });
-    const traced = encodeExecuteResult({ code: 'A', message: '', output: {}, duration_us: 1, trace: { path: 'a', steps: [{ id: 'a', name: 'A', duration_us: 1 }] } });
+    assert.deepEqual(encodeExecuteResult({ code: 'A', message: 'm', output: { x: [1] }, duration_us: 7 }), {
+      code: 'A',
+      message: 'm',
+      output_json: '{"x":[1]}',
+      duration_us: 7,
+    });
+    const traced = encodeExecuteResult({
+      code: 'A',
+      message: '',
+      output: {},
+      duration_us: 1,
+      trace: { path: 'a', steps: [{ id: 'a', name: 'A', duration_us: 1 }] },
+    });
     assert.deepEqual(traced.trace, { path: 'a', steps: [{ id: 'a', name: 'A', duration_us: 1 }] });
   });
   it('RuleSetInfo: a null description is ""', () => {
     assert.deepEqual(encodeList([{ name: 'n', version: '1', description: null }]), { rulesets: [{ name: 'n', version: '1', description: '' }] });
-    assert.throws(() => encodeList([{ name: 'n', version: '1', description: 'd'.repeat(100) }], 50), (e: ServiceError) => e.code === 'LIMIT_EXCEEDED');
+    assert.throws(
+      () => encodeList([{ name: 'n', version: '1', description: 'd'.repeat(100) }], 50),
+      (e: ServiceError) => e.code === 'LIMIT_EXCEEDED',
+    );
   });
   it('BatchItem errors carry the catalog code and its gRPC status', () => {
     const out = encodeBatch({
-      results: [{ error: 'late', code: 'TIMEOUT' }, { code: 'OK', message: '', output: {}, duration_us: 2 }],
+      results: [
+        { error: 'late', code: 'TIMEOUT' },
+        { code: 'OK', message: '', output: {}, duration_us: 2 },
+      ],
       summary: { total: 2, success: 1, failed: 1, total_duration_us: 5 },
     });
     assert.deepEqual(out.results[0], { error: { error: 'late', code: 'TIMEOUT', status: status.DEADLINE_EXCEEDED } });
@@ -171,7 +200,7 @@ describe('Eval context_json (docs/decisions.md "gRPC context_json")', () => {
     assert.equal(err, null);
     assert.equal(contexts.at(-1), null);
   });
-  it('a non-object context_json is the façade\'s BAD_REQUEST; a malformed one never reaches it', async () => {
+  it("a non-object context_json is the façade's BAD_REQUEST; a malformed one never reaches it", async () => {
     const before = contexts.length;
     const { err } = await callEval({ expression: '1', context_json: '{' });
     assert.equal(err.code, status.INVALID_ARGUMENT);
@@ -205,7 +234,10 @@ describe('proto/rules.proto matches SPEC.md "gRPC interface"', () => {
   const pkg = loadRulesPackage() as Record<string, any>;
   const fields = (msg: string) =>
     Object.fromEntries(
-      (pkg[`rules.${msg}`].type.field as any[]).map((f) => [f.number, `${f.name} ${f.label === 'LABEL_REPEATED' ? 'repeated ' : ''}${f.typeName ? f.typeName : f.type.replace('TYPE_', '').toLowerCase()}`]),
+      (pkg[`rules.${msg}`].type.field as any[]).map((f) => [
+        f.number,
+        `${f.name} ${f.label === 'LABEL_REPEATED' ? 'repeated ' : ''}${f.typeName ? f.typeName : f.type.replace('TYPE_', '').toLowerCase()}`,
+      ]),
     );
   const SPEC: Record<string, Record<number, string>> = {
     ExecuteRequest: { 1: 'name string', 2: 'input_json string', 3: 'trace bool' },
