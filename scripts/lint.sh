@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
-# `npm run lint`: eslint over the tree (fails on any error) and the prettier format check, side
-# by side. The format check is advisory (it counts the files that differ and does not fail)
-# until the tree has been formatted once; SVC_FORMAT_STRICT=1 makes it fail, like
-# `npm run format:check`. Both keep a cache under node_modules/.cache/, so a second run only
-# reads the changed files.
+# `npm run lint`: eslint over the tree and the prettier format check, side by side; either one
+# failing fails the lint (`npx prettier --write .` formats the tree). Both keep a cache under
+# node_modules/.cache/, so a second run only reads the changed files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x node_modules/.bin/eslint ] || [ ! -x node_modules/.bin/prettier ]; then
@@ -24,12 +22,8 @@ wait "$prettier_pid" || prettier_rc=$?
 [ "$eslint_rc" = 0 ] || { echo "lint: eslint found errors" >&2; exit "$eslint_rc"; }
 [ "$prettier_rc" -le 1 ] || { echo "lint: prettier failed (exit $prettier_rc)" >&2; exit "$prettier_rc"; }
 if [ -s "$differ" ]; then
-  count=$(wc -l < "$differ")
-  if [ "${SVC_FORMAT_STRICT:-0}" = 1 ]; then
-    cat "$differ" >&2
-    echo "lint: $count files differ from the prettier format" >&2
-    exit 1
-  fi
-  echo "lint: $count files differ from the prettier format (advisory: npm run format:check lists them)" >&2
+  cat "$differ" >&2
+  echo "lint: $(wc -l < "$differ") files differ from the prettier format: run npx prettier --write . (or on those files)" >&2
+  exit 1
 fi
 echo "lint: done in $((SECONDS - started)) s" >&2
