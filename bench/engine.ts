@@ -1,5 +1,5 @@
 /**
- * In-process engine suite (issues 2 and 9). Three scenarios (bench/lib/scenarios.ts):
+ * In-process engine suite. Three scenarios (bench/lib/scenarios.ts):
  *   - `approval`: the engine issue's 3-decision scenario,
  *   - `chain20`: 20 steps on the path over 10 input fields,
  *   - `branches200`: one decision with 200 branches, the last one matching,

@@ -1,5 +1,5 @@
 /**
- * `evaluate` with a bounded cache of compiled expressions (issue 9): `/eval` callers tend to send
+ * `evaluate` with a bounded cache of compiled expressions: `/eval` callers tend to send
  * the same expressions again and again, and parsing plus compiling costs far more than running
  * the closure. Same results and errors as `evaluate` (a bad expression is not cached: it is
  * parsed again and throws again). Pure: no clock, no I/O.
