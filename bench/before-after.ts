@@ -190,6 +190,8 @@ async function main(): Promise<void> {
   for (const r of rows) console.log(`${r.metric.padEnd(70)} before ${r.before} after ${r.after} ${r.unit} (baseline ${r.baseline ?? '-'})`);
   writeReport({
     suite: 'before-after',
+    // The section title in BENCHMARKS.md: what "before" was (BENCH_BA_TITLE).
+    title: process.env['BENCH_BA_TITLE'] ?? 'Before and after the performance work',
     machine,
     method: `wrk 50 connections, ${ROUNDS} rounds of ${SECONDS} s per server alternating bare / before / after${plan ? `, servers pinned to CPU ${plan.server} and wrk to CPU ${plan.load}` : ''}; batch: 15 requests of 10,000 inputs each, alternating; façade: bench/batch.ts facade contender 3 times per build, alternating. Medians.`,
     summary: [],

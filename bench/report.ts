@@ -86,7 +86,7 @@ function beforeAfter(): string {
   if (files.length === 0) return '';
   const d = JSON.parse(readFileSync(join(RESULTS_DIR, files.at(-1)!), 'utf8'));
   const lines = [
-    '## Before and after the performance work',
+    `## ${typeof d.title === 'string' ? d.title : 'Before and after the performance work'}`,
     '',
     `Measured in one run (${files.at(-1)}): the build from before the changes ("before") and the current build ("after"), alternating round by round on the same machine, with the bare baselines beside them. ${d.method ?? ''}`,
     '',

@@ -56,6 +56,8 @@ export interface SummaryRow {
 export interface SuiteReport {
   readonly suite: string;
   readonly timestamp: string;
+  /** bench/before-after.ts only: the section title in BENCHMARKS.md (what "before" was). */
+  readonly title?: string;
   readonly machine: MachineInfo;
   /** How it was measured (one paragraph; goes into BENCHMARKS.md). */
   readonly method: string;
