@@ -78,7 +78,7 @@ describe('file watcher on a shared rules dir', () => {
     assert.equal((await http(reader.url, 'POST', '/api/v1/execute/fragile', { input: {} })).body.code, 'OK');
   });
 
-  it('applies a burst of 50 file changes as one batched reload', async () => {
+  it('applies a burst of 50 file changes in batched reloads (usually one, at most three)', async () => {
     for (let i = 0; i < 50; i++) await http(writer.url, 'POST', '/api/v1/rulesets', ruleset(`burst${i}`, 'b1'));
     await waitFor('the 50 rules on the reader', async () => (await servedVersion(reader.url, 'burst49')) === 'b1');
     await waitFor('the reader to settle', async () => {
@@ -93,9 +93,13 @@ describe('file watcher on a shared rules dir', () => {
       return (await servedVersion(reader.url, 'burst49')) === 'b2';
     });
     const reloads = reader.logs.slice(mark).filter((l) => l['msg'] === 'rule files reloaded');
-    assert.equal(reloads.length, 1, `one batched reload, got ${JSON.stringify(reloads)}`);
-    assert.equal(reloads[0]!['batch'], 50);
-    assert.equal(reloads[0]!['applied'], 50);
+    // NOTE: batched means far fewer reloads than files (without the debounce: 50). Usually one;
+    // on a loaded machine the 50 writes can span more than the 200 ms debounce and split the
+    // burst in two or three, so the count is bounded rather than pinned (seen: 5 + 45).
+    assert.ok(reloads.length >= 1 && reloads.length <= 3, `a few batched reloads, got ${JSON.stringify(reloads)}`);
+    const total = (key: string): number => reloads.reduce((n, l) => n + Number(l[key]), 0);
+    assert.equal(total('batch'), 50);
+    assert.equal(total('applied'), 50);
     // The writer's own watcher reloads the same hand edits on its own schedule: wait for it too.
     await waitFor('the writer and the reader to serve the same rules', () => sameState(writer.url, reader.url), 15_000, 100);
   });
