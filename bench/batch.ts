@@ -17,12 +17,11 @@
  * rows show what per-item metrics and audit cost on top). Run: `bash bench/run.sh batch`.
  */
 import { spawnSync } from 'node:child_process';
-import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { measureSync } from './measure.js';
-import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, type Started } from './lib/procs.js';
+import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, timedPost, type Started } from './lib/procs.js';
 import { absoluteRow, envInt, machineInfo, median, printSummary, round, runMain, throughputRow, writeReport, type SummaryRow } from './lib/report.js';
 import { APPROVAL_RULESET, SCENARIOS, jsPredicate } from './lib/scenarios.js';
 
@@ -139,31 +138,6 @@ async function child(name: string): Promise<void> {
 
 // ---------------------------------------------------------------- HTTP
 
-/** POSTs `body` on a fresh keep-alive agent-less request; resolves with ms and response size. */
-function post(url: string, body: string): Promise<{ ms: number; bytes: number; status: number }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        let bytes = 0;
-        res.on('data', (c: Buffer) => (bytes += c.length));
-        res.on('end', () => resolve({ ms: performance.now() - t0, bytes, status: res.statusCode ?? 0 }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 async function httpPart(plan: { server: string; load: string } | null): Promise<{ rows: SummaryRow[]; details: unknown }> {
   const body = JSON.stringify({ inputs: inputs() });
   const svc = await startSvc([], plan?.server ?? null);
@@ -178,14 +152,14 @@ async function httpPart(plan: { server: string; load: string } | null): Promise<
       ['bare', `${bare.url}${path}`, bare.pid],
       ['svc', `${svc.url}${path}`, svc.pid],
     ] as const;
-    for (const [, url] of targets) for (let i = 0; i < 3; i++) await post(url, body);
+    for (const [, url] of targets) for (let i = 0; i < 3; i++) await timedPost(url, body);
     const ms: Record<string, number[]> = { bare: [], svc: [] };
     const cpu: Record<string, number> = { bare: 0, svc: 0 };
     let bytes = 0;
     for (let i = 0; i < HTTP_REQUESTS; i++) {
       for (const [name, url, pid] of targets) {
         const c0 = cpuSeconds(pid);
-        const r = await post(url, body);
+        const r = await timedPost(url, body);
         cpu[name]! += cpuSeconds(pid) - c0;
         if (r.status !== 200) throw new Error(`${name} answered ${r.status}`);
         ms[name]!.push(r.ms);

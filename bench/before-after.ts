@@ -12,56 +12,29 @@
  * bench/results/before-after-<timestamp>.json, which bench/report.ts puts into BENCHMARKS.md.
  */
 import { spawnSync } from 'node:child_process';
-import { request } from 'node:http';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from './lib/load.js';
-import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, type Started } from './lib/procs.js';
-import { envInt, machineInfo, median, round, writeReport, runMain } from './lib/report.js';
+import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, timedPost, type Started } from './lib/procs.js';
+import { envInt, machineInfo, median, round, writeReport, runMain, type BeforeAfterRow } from './lib/report.js';
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 
 const BEFORE = process.env['BENCH_BEFORE'];
 const SECONDS = envInt('BENCH_BA_SECONDS', 4);
 const ROUNDS = envInt('BENCH_BA_ROUNDS', 5);
 
-interface Row {
-  metric: string;
-  unit: string;
-  before: number;
-  after: number;
-  baseline: number | null;
-  baseline_name: string | null;
-  higher_is_better: boolean;
-}
-
-function post(url: string, body: string): Promise<number> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${url}: ${res.statusCode}`))));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+/** The time (ms) of one POST that must answer 200. */
+async function post(url: string, body: string): Promise<number> {
+  const r = await timedPost(url, body);
+  if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
+  return r.ms;
 }
 
 async function main(): Promise<void> {
   if (!BEFORE) throw new Error('set BENCH_BEFORE to the dist/ directory of the old build');
   const machine = machineInfo();
   const plan = cpuPlan();
-  const rows: Row[] = [];
+  const rows: BeforeAfterRow[] = [];
   const cpuList = plan?.server ?? null;
   const before = await startSvc([], cpuList, { bin: join(BEFORE, 'bin', 'svc-server.js') });
   const after = await startSvc([], cpuList);

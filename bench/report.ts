@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, RESULTS_DIR, type SummaryRow } from './lib/report.js';
+import { ROOT, RESULTS_DIR, type BeforeAfterRow, type SummaryRow } from './lib/report.js';
 
 const ORDER = ['engine', 'batch', 'http', 'grpc', 'scale', 'multicore', 'filter', 'sync-propagation'];
 
@@ -95,15 +95,7 @@ function beforeAfter(): string {
     '| Measure | Unit | Before | After | Change | Baseline (same run) |',
     '|---|---|---:|---:|---:|---:|',
   ];
-  for (const r of d.rows as Array<{
-    metric: string;
-    unit: string;
-    before: number;
-    after: number;
-    baseline: number | null;
-    baseline_name: string | null;
-    higher_is_better: boolean;
-  }>) {
+  for (const r of d.rows as BeforeAfterRow[]) {
     const change = r.before ? `${r.after >= r.before ? '+' : ''}${Math.round(((r.after - r.before) / r.before) * 1000) / 10}%` : '-';
     lines.push(
       `| ${esc(r.metric)} | ${r.unit} | ${fmt(r.before)} | ${fmt(r.after)} | ${change} ${r.higher_is_better ? '' : '(lower is better)'} | ${r.baseline !== null ? `${fmt(r.baseline)} (${r.baseline_name})` : '-'} |`,

@@ -6,6 +6,8 @@ import { execFileSync, spawn, spawnSync, type ChildProcess, type StdioOptions } 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { ROOT } from './report.js';
 
@@ -177,4 +179,29 @@ export async function postJson(url: string, body: unknown, expect = 200): Promis
   const text = await res.text();
   if (res.status !== expect) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return text.length > 0 ? JSON.parse(text) : undefined;
+}
+
+/** POSTs JSON text on a fresh agent-less request; resolves with the time to the answer's end (ms), its size and status. */
+export function timedPost(url: string, body: string): Promise<{ ms: number; bytes: number; status: number }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve({ ms: performance.now() - t0, bytes, status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -65,15 +65,18 @@ export interface SuiteReport {
   /** Anything else (raw rounds, settings). */
   readonly details: unknown;
   /** bench/before-after.ts only: each measure for the old and the new build. */
-  readonly rows?: ReadonlyArray<{
-    metric: string;
-    unit: string;
-    before: number;
-    after: number;
-    baseline: number | null;
-    baseline_name: string | null;
-    higher_is_better: boolean;
-  }>;
+  readonly rows?: ReadonlyArray<BeforeAfterRow>;
+}
+
+/** One measure of bench/before-after.ts: the old and the new build, with the bare baseline of the same run. */
+export interface BeforeAfterRow {
+  metric: string;
+  unit: string;
+  before: number;
+  after: number;
+  baseline: number | null;
+  baseline_name: string | null;
+  higher_is_better: boolean;
 }
 
 /** The machine info at the start of a suite. */
