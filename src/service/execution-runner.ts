@@ -100,7 +100,7 @@ export class ExecutionRunner {
       const us = failedAfterUs(err);
       metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
       this.auditExecution(ctx, rec.name, us, 'error');
-      throw this.serviceError(err);
+      throw toServiceError(err);
     }
     metrics.activeDec();
     metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
@@ -172,7 +172,7 @@ export class ExecutionRunner {
       metrics.activeDec();
       const us = failedAfterUs(err);
       metrics.recordExecution(rec.name, us / 1e6, false, undefined, rec.tenant);
-      const e = this.serviceError(err);
+      const e = toServiceError(err);
       span.failed(e.code, e.message, traced.stats.steps);
       this.auditExecution(ctx, rec.name, us, 'error', span);
       throw e;
@@ -182,14 +182,6 @@ export class ExecutionRunner {
     span.succeeded(result.code, traced.stats.steps);
     this.auditExecution(ctx, rec.name, result.duration_us, 'success', span);
     return result;
-  }
-
-  /**
-   * The catalog error for a failed execution. An unexpected error keeps its cause, which the
-   * transport that answers it logs with its stack (a batch logs its items' own).
-   */
-  private serviceError(err: unknown): ServiceError {
-    return toServiceError(err);
   }
 
   /** Execute options for a record: `base`, or its tenant's copy with `execution_timeout_ms`. */

@@ -259,14 +259,6 @@ export class RuleService implements RuleServiceApi {
       if (err.kind === 'deadline') return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs });
       return new ServiceError('LIMIT_EXCEEDED', `evaluation error: ${err.message}`, undefined, { eval: true });
     }
-    return this.catalogError(err);
-  }
-
-  /**
-   * `toServiceError`: an unexpected error becomes INTERNAL_ERROR with the original as its
-   * `cause`, which the transport that answers it logs with its stack.
-   */
-  private catalogError(err: unknown): ServiceError {
     return toServiceError(err);
   }
 
@@ -443,7 +435,7 @@ export class RuleService implements RuleServiceApi {
       if (err instanceof RulesetValidationError) {
         throw new ServiceError('BAD_REQUEST', `invalid ruleset: ${err.message}`, { problems: err.problems });
       }
-      throw this.catalogError(err);
+      throw toServiceError(err);
     }
     this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000, tenant);
     const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled };
