@@ -169,16 +169,43 @@ function checkCombinations(r: ReturnType<typeof reader>): void {
   if (watch.value === true && r.str('rules-dir') === null) {
     throw new ConfigError(`${watch.label} requires --rules-dir (or SVC_RULES_DIR)`);
   }
-  const cert = r.at('grpc-tls-cert');
-  const key = r.at('grpc-tls-key');
-  if ((cert.value === null) !== (key.value === null)) {
-    const given = cert.value === null ? key : cert;
-    const missing = cert.value === null ? flagDef('grpc-tls-cert') : flagDef('grpc-tls-key');
-    throw new ConfigError(`${given.label} requires --${missing.name} (or ${missing.env}): give both or neither`);
+  bothOrNeither(r, 'grpc-tls-cert', 'grpc-tls-key');
+  bothOrNeither(r, 'http-tls-cert', 'http-tls-key');
+  bothOrNeither(r, 'sync-user', 'sync-password');
+  const clientCa = r.at('tls-client-ca');
+  if (clientCa.value !== null) {
+    // NOTE: mTLS on one listener and plain text on the other would leave a door open.
+    if (!r.bool('disable-http') && r.str('http-tls-cert') === null) {
+      throw new ConfigError(`${clientCa.label} requires HTTPS (--http-tls-cert and --http-tls-key) unless --disable-http`);
+    }
+    if (!r.bool('disable-grpc') && r.str('grpc-tls-cert') === null) {
+      throw new ConfigError(`${clientCa.label} requires gRPC TLS (--grpc-tls-cert and --grpc-tls-key) unless --disable-grpc`);
+    }
+  }
+  const brokerAuth = ['sync-token', 'sync-user', 'sync-creds-file'].map((n) => r.at(n)).filter((v) => v.value !== null);
+  if (brokerAuth.length > 1) {
+    throw new ConfigError(`${brokerAuth.map((v) => v.label).join(' and ')}: give one way to authenticate to the broker`);
+  }
+  if (r.str('auth-jwt-jwks-file') === null) {
+    for (const name of ['auth-jwt-issuer', 'auth-jwt-audience']) {
+      const v = r.at(name);
+      if (v.value !== null) throw new ConfigError(`${v.label} requires --auth-jwt-jwks-file (or SVC_AUTH_JWT_JWKS_FILE)`);
+    }
   }
   const require = r.at('signature-require');
   if (require.value === true && !r.bool('signature-enabled')) {
     throw new ConfigError(`${require.label} requires --signature-enabled (or SVC_SIGNATURE_ENABLED)`);
+  }
+}
+
+/** Two options that only work together (TLS certificate and key, broker user and password). */
+function bothOrNeither(r: ReturnType<typeof reader>, a: string, b: string): void {
+  const first = r.at(a);
+  const second = r.at(b);
+  if ((first.value === null) !== (second.value === null)) {
+    const given = first.value === null ? second : first;
+    const missing = first.value === null ? flagDef(a) : flagDef(b);
+    throw new ConfigError(`${given.label} requires --${missing.name} (or ${missing.env}): give both or neither`);
   }
 }
 
@@ -215,11 +242,22 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     disableGrpc: r.bool('disable-grpc'),
     grpcTlsCert: r.str('grpc-tls-cert'),
     grpcTlsKey: r.str('grpc-tls-key'),
+    httpTlsCert: r.str('http-tls-cert'),
+    httpTlsKey: r.str('http-tls-key'),
+    tlsClientCa: r.str('tls-client-ca'),
+    udsMode: Number.parseInt(r.str('uds-mode') as string, 8),
     maxRequestBodyBytes: r.num('max-request-body-bytes'),
     maxResponseBytes: r.num('max-response-bytes'),
     requestTimeoutSecs: r.num('request-timeout-secs'),
     shutdownTimeoutSecs: r.num('shutdown-timeout-secs'),
     debugMode: r.bool('debug-mode'),
+    authKeysFile: r.str('auth-keys-file'),
+    authJwtJwksFile: r.str('auth-jwt-jwks-file'),
+    authJwtIssuer: r.str('auth-jwt-issuer'),
+    authJwtAudience: r.str('auth-jwt-audience'),
+    authJwtRoleClaim: r.str('auth-jwt-role-claim') as string,
+    authJwtTenantsClaim: r.str('auth-jwt-tenants-claim') as string,
+    authPublicMetrics: r.bool('auth-public-metrics'),
     rulesDir: r.str('rules-dir'),
     maxVersions: r.num('max-versions'),
     executionTimeoutMs: r.num('execution-timeout-ms'),
@@ -239,6 +277,11 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     syncSubjectPrefix: r.str('sync-subject-prefix') as string,
     instanceId: r.str('instance-id') ?? randomInstanceId(options.randomBytes ?? nodeRandomBytes),
     republishIntervalSecs: r.num('republish-interval-secs'),
+    syncToken: r.str('sync-token'),
+    syncUser: r.str('sync-user'),
+    syncPassword: r.str('sync-password'),
+    syncCredsFile: r.str('sync-creds-file'),
+    syncTlsCa: r.str('sync-tls-ca'),
     signatureEnabled: r.bool('signature-enabled'),
     signatureRequire: r.bool('signature-require'),
     signatureTrustedKeys: r.list('signature-trusted-keys'),

@@ -21,6 +21,13 @@ export interface Config {
   /** PEM certificate and key for gRPC TLS: both set or both null. */
   readonly grpcTlsCert: string | null;
   readonly grpcTlsKey: string | null;
+  /** PEM certificate and key for HTTPS: both set or both null. */
+  readonly httpTlsCert: string | null;
+  readonly httpTlsKey: string | null;
+  /** PEM CA bundle of client certificates (mTLS on HTTPS and gRPC), or null. */
+  readonly tlsClientCa: string | null;
+  /** File mode of the Unix socket (0o600 by default). */
+  readonly udsMode: number;
   readonly maxRequestBodyBytes: number;
   /** Largest answer (HTTP body, gRPC message text) in bytes. */
   readonly maxResponseBytes: number;
@@ -28,6 +35,14 @@ export interface Config {
   readonly requestTimeoutSecs: number;
   readonly shutdownTimeoutSecs: number;
   readonly debugMode: boolean;
+  // Security (EXTENSIONS.md 1); authentication is on when a keys file or a JWKS file is set.
+  readonly authKeysFile: string | null;
+  readonly authJwtJwksFile: string | null;
+  readonly authJwtIssuer: string | null;
+  readonly authJwtAudience: string | null;
+  readonly authJwtRoleClaim: string;
+  readonly authJwtTenantsClaim: string;
+  readonly authPublicMetrics: boolean;
   // Storage
   /** Persistence directory; null means memory-only. */
   readonly rulesDir: string | null;
@@ -59,6 +74,12 @@ export interface Config {
   readonly instanceId: string;
   /** 0 disables periodic re-publishing. */
   readonly republishIntervalSecs: number;
+  /** Broker credentials: at most one of token, user/password, creds file. */
+  readonly syncToken: string | null;
+  readonly syncUser: string | null;
+  readonly syncPassword: string | null;
+  readonly syncCredsFile: string | null;
+  readonly syncTlsCa: string | null;
   // Signatures
   readonly signatureEnabled: boolean;
   /** True only together with `signatureEnabled`. */

@@ -27,11 +27,22 @@ const DEFAULTS: Config = {
   disableGrpc: false,
   grpcTlsCert: null,
   grpcTlsKey: null,
+  httpTlsCert: null,
+  httpTlsKey: null,
+  tlsClientCa: null,
+  udsMode: 0o600,
   maxRequestBodyBytes: 10485760,
   maxResponseBytes: 10485760,
   requestTimeoutSecs: 30,
   shutdownTimeoutSecs: 30,
   debugMode: false,
+  authKeysFile: null,
+  authJwtJwksFile: null,
+  authJwtIssuer: null,
+  authJwtAudience: null,
+  authJwtRoleClaim: 'svc_role',
+  authJwtTenantsClaim: 'svc_tenants',
+  authPublicMetrics: false,
   rulesDir: null,
   maxVersions: 10,
   executionTimeoutMs: 5000,
@@ -51,6 +62,11 @@ const DEFAULTS: Config = {
   syncSubjectPrefix: 'svc.rules',
   instanceId: 'svc-010203040506',
   republishIntervalSecs: 300,
+  syncToken: null,
+  syncUser: null,
+  syncPassword: null,
+  syncCredsFile: null,
+  syncTlsCa: null,
   signatureEnabled: false,
   signatureRequire: false,
   signatureTrustedKeys: [],
@@ -273,6 +289,34 @@ test('--grpc-tls-cert and --grpc-tls-key come together or not at all', () => {
   const c = parse(['--grpc-tls-cert', 'c.pem'], { SVC_GRPC_TLS_KEY: 'k.pem' });
   assert.equal(c.grpcTlsCert, 'c.pem');
   assert.equal(c.grpcTlsKey, 'k.pem');
+});
+
+test('HTTPS certificate and key, broker user and password: both or neither', () => {
+  fails(['--http-tls-key', 'k.pem'], {}, '--http-tls-key requires --http-tls-cert (or SVC_HTTP_TLS_CERT): give both or neither');
+  fails([], { SVC_SYNC_USER: 'u' }, 'SVC_SYNC_USER requires --sync-password (or SVC_SYNC_PASSWORD): give both or neither');
+  const c = parse(['--http-tls-cert', 'c.pem', '--http-tls-key', 'k.pem', '--sync-user', 'u'], { SVC_SYNC_PASSWORD: 'p' });
+  assert.deepEqual([c.httpTlsCert, c.httpTlsKey, c.syncUser, c.syncPassword], ['c.pem', 'k.pem', 'u', 'p']);
+});
+
+test('--tls-client-ca needs TLS on every enabled TCP listener', () => {
+  fails(['--tls-client-ca', 'ca.pem'], {}, '--tls-client-ca requires HTTPS (--http-tls-cert and --http-tls-key) unless --disable-http');
+  const https = ['--http-tls-cert', 'c.pem', '--http-tls-key', 'k.pem'];
+  fails([...https, '--tls-client-ca', 'ca.pem'], {}, '--tls-client-ca requires gRPC TLS (--grpc-tls-cert and --grpc-tls-key) unless --disable-grpc');
+  assert.equal(parse([...https, '--grpc-tls-cert', 'g.pem', '--grpc-tls-key', 'gk.pem', '--tls-client-ca', 'ca.pem']).tlsClientCa, 'ca.pem');
+  assert.equal(parse(['--disable-http', '--disable-grpc'], { SVC_TLS_CLIENT_CA: 'ca.pem' }).tlsClientCa, 'ca.pem');
+});
+
+test('one way to authenticate to the broker', () => {
+  fails(['--sync-token', 't', '--sync-creds-file', 'c'], {}, '--sync-token and --sync-creds-file: give one way to authenticate to the broker');
+  fails(['--sync-user', 'u', '--sync-password', 'p'], { SVC_SYNC_TOKEN: 't' }, 'SVC_SYNC_TOKEN and --sync-user: give one way to authenticate to the broker');
+});
+
+test('JWT issuer and audience need a JWKS file; --uds-mode is octal', () => {
+  fails(['--auth-jwt-issuer', 'i'], {}, '--auth-jwt-issuer requires --auth-jwt-jwks-file (or SVC_AUTH_JWT_JWKS_FILE)');
+  fails([], { SVC_AUTH_JWT_AUDIENCE: 'a' }, 'SVC_AUTH_JWT_AUDIENCE requires --auth-jwt-jwks-file (or SVC_AUTH_JWT_JWKS_FILE)');
+  assert.equal(parse(['--uds-mode', '660']).udsMode, 0o660);
+  assert.equal(parse(['--uds-mode', '0600']).udsMode, 0o600);
+  assert.throws(() => parse(['--uds-mode', '0800']), /--uds-mode must be an octal file mode/);
 });
 
 test('--signature-require requires --signature-enabled', () => {

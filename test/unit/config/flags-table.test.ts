@@ -23,6 +23,13 @@ const PREREQUISITES: Record<string, Prerequisite> = {
   'grpc-tls-cert': { argv: ['--grpc-tls-key', 'k.pem'], env: { SVC_GRPC_TLS_CERT: 'base.pem' } },
   'grpc-tls-key': { argv: ['--grpc-tls-cert', 'c.pem'], env: { SVC_GRPC_TLS_KEY: 'base.pem' } },
   'signature-require': { argv: ['--signature-enabled'], env: {} },
+  'http-tls-cert': { argv: ['--http-tls-key', 'k.pem'], env: { SVC_HTTP_TLS_CERT: 'base.pem' } },
+  'http-tls-key': { argv: ['--http-tls-cert', 'c.pem'], env: { SVC_HTTP_TLS_KEY: 'base.pem' } },
+  'tls-client-ca': { argv: ['--http-tls-cert', 'c.pem', '--http-tls-key', 'k.pem', '--disable-grpc'], env: {} },
+  'sync-user': { argv: ['--sync-password', 'p'], env: { SVC_SYNC_USER: 'base' } },
+  'sync-password': { argv: ['--sync-user', 'u'], env: { SVC_SYNC_PASSWORD: 'base' } },
+  'auth-jwt-issuer': { argv: ['--auth-jwt-jwks-file', 'j.json'], env: {} },
+  'auth-jwt-audience': { argv: ['--auth-jwt-jwks-file', 'j.json'], env: {} },
 };
 const NONE: Prerequisite = { argv: [], env: {} };
 
