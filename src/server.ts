@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { startAuth } from './auth/index.js';
 import type { Config } from './config/index.js';
 import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js';
 import { BufferedLineSink } from './observe/buffered-sink.js';
@@ -27,6 +28,8 @@ export interface RunningServer {
   readonly httpUrl: string | null;
   /** Stops accepting, waits for in-flight work, writes `server_stopped`, closes files. */
   close(): Promise<void>;
+  /** Re-reads the API keys and JWKS files now (SIGHUP); a no-op with authentication off. */
+  reloadCredentials(): void;
   /**
    * For the shutdown timeout: writes `server_stopped` with `forced: true` (unless `close`
    * already wrote it) and closes the audit file so the line reaches it, without waiting for
@@ -96,7 +99,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // `/health` has its `sync` block from the first answer; started once the listeners are up.
   const sync = prepareSync({ config, target: service, logger, ...(tenancy ? { hooks: tenancy.hooks } : {}) });
 
+  // Authentication (docs/securing.md): off unless a keys file or a JWKS file is configured; a
+  // failed attempt is the audit event `auth_failed` (at most one per address per second).
+  const auth = startAuth(config, { logger, onFailure: (failure) => audit.write('auth_failed', { ...failure }) });
+  const httpAuth = auth ? { guard: auth.guard, publicMetrics: auth.publicMetrics } : undefined;
+
   const closers: Array<() => Promise<void>> = [];
+  if (auth) closers.push(async () => auth.close());
   let httpUrl: string | null = null;
   if (!config.disableHttp) {
     const app = buildHttpApp(service, {
@@ -110,6 +119,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       ...(tenancy ? { tenants: tenancy.manager } : {}),
       metrics: metrics ? async () => ({ contentType: metrics.contentType, body: await metrics.render() }) : undefined,
       logger,
+      ...(httpAuth ? { auth: httpAuth } : {}),
     });
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
     const addr = app.server.address() as AddressInfo;
@@ -121,7 +131,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (!config.disableGrpc || config.udsPath !== null) {
     // gRPC on --grpc-addr and/or --uds-path (docs/grpc.md); a failed start closes what already listens.
     try {
-      const grpc = await startGrpcServer(service, config, logger, observe);
+      const grpc = await startGrpcServer(service, config, logger, observe, auth ? { guard: auth.guard } : {});
       closers.push(() => grpc.close());
     } catch (err) {
       await Promise.allSettled(closers.map((c) => c()));
@@ -145,6 +155,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     service,
     logger,
     httpUrl,
+    reloadCredentials() {
+      if (auth) auth.reload();
+      else logger.info({}, 'reload requested; authentication is off, nothing to reload');
+    },
     close() {
       closing ??= (async () => {
         await Promise.allSettled(closers.map((c) => c()));

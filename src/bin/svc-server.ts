@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * svc-server: parses the configuration, starts the server, and shuts it down gracefully on
- * SIGTERM or SIGINT (the shutdown timeout counts from the signal). Wiring only.
+ * SIGTERM or SIGINT (the shutdown timeout counts from the signal); SIGHUP re-reads the
+ * credentials files. Wiring only.
  */
 import { loadConfigOrExit } from '../config/index.js';
 import { createLogger } from '../observe/index.js';
@@ -43,6 +44,11 @@ const shutdown = (signal: NodeJS.Signals) => {
 };
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);
+// SIGHUP re-reads the API keys and JWKS files (docs/securing.md); it no longer ends the process.
+process.on('SIGHUP', () => {
+  logger.info({ signal: 'SIGHUP' }, 'reloading credentials');
+  server?.reloadCredentials();
+});
 
 function closeAndExit(running: NonNullable<typeof server>): void {
   running.close().then(

@@ -48,7 +48,17 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.INVALID_ARGUMENT,
     meaning: 'The request body or a parameter is invalid (malformed JSON, wrong shape, invalid ruleset or expression).',
   },
-  FORBIDDEN: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, meaning: 'Signature verification failed for an uploaded rule.' },
+  UNAUTHENTICATED: {
+    http: 401,
+    grpc: GrpcStatus.UNAUTHENTICATED,
+    meaning: 'Authentication is on and the credential is missing, malformed, unknown or expired (the answer carries `WWW-Authenticate: Bearer`).',
+  },
+  FORBIDDEN: {
+    http: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    meaning:
+      'The credential lacks the permission or the tenant the request needs (the message says which), or signature verification failed for an uploaded rule.',
+  },
   NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, meaning: 'The ruleset, version or route does not exist.' },
   TENANT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, meaning: 'Multi-tenancy is on and the tenant is unknown or disabled.' },
   METHOD_NOT_ALLOWED: { http: 405, grpc: GrpcStatus.UNIMPLEMENTED, meaning: 'The route exists but not for this HTTP method.' },
@@ -61,7 +71,12 @@ export const ERROR_CATALOG = {
   },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: 'The request body is larger than --max-request-body-bytes.' },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body is not JSON.' },
-  RATE_LIMITED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: "The tenant's request rate limit was exceeded." },
+  RATE_LIMITED: {
+    http: 429,
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    meaning:
+      "The tenant's request rate limit was exceeded, or the caller's address made more than 20 failed authentication attempts this minute (`Retry-After` says when to retry).",
+  },
   INTERNAL_ERROR: {
     http: 500,
     grpc: GrpcStatus.INTERNAL,

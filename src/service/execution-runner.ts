@@ -17,7 +17,7 @@ import { ServiceError, toServiceError } from './errors.js';
 import { isPlainObject } from './json-object.js';
 import type { ExecutionSpan, ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import type { TenancyPort } from './tenancy-port.js';
-import type { BatchItem, BatchResult, CallContext } from './types.js';
+import { callerFields, type BatchItem, type BatchResult, type CallContext } from './types.js';
 import type { Logger } from '../log.js';
 
 /** Settings and collaborators of the runner (slices of the façade's). */
@@ -191,7 +191,7 @@ export class ExecutionRunner {
 
   private auditExecution(ctx: CallContext, name: string, durationUs: number, result: 'success' | 'error', span?: ExecutionSpan): void {
     if (!this.deps.sampler.shouldSample()) return;
-    const fields: Record<string, unknown> = { rule_name: name, duration_us: durationUs, result, source_ip: ctx.sourceIp };
+    const fields: Record<string, unknown> = { rule_name: name, duration_us: durationUs, result, ...callerFields(ctx) };
     // With tracing on, the line names its execution span (docs/observability.md).
     if (span !== undefined) {
       fields['trace_id'] = span.traceId;

@@ -33,6 +33,7 @@ import type {
   RulesetInfo,
   VersionsResult,
 } from './types.js';
+import { callerFields } from './types.js';
 import type { Logger } from '../log.js';
 
 /** `/eval` keeps compiled expressions (pure, shared by every façade): parse and compile once. */
@@ -160,13 +161,13 @@ export class RuleService implements RuleServiceApi {
     const options: WriteOptions = tenancy === null ? { origin: 'api' } : { origin: 'api', beforeCreate: (held) => tenancy.assertCanCreate(ctx.tenant, held) };
     const outcome = await this.persist(() => this.deps.store.put(record, options));
     if (outcome.created) {
-      this.auditRule(ctx, 'rule_created', { rule_name: record.name, version: record.version, source_ip: ctx.sourceIp });
+      this.auditRule(ctx, 'rule_created', { rule_name: record.name, version: record.version, ...callerFields(ctx) });
     } else {
       this.auditRule(ctx, 'rule_updated', {
         rule_name: record.name,
         from_version: outcome.previous?.version ?? null,
         to_version: record.version,
-        source_ip: ctx.sourceIp,
+        ...callerFields(ctx),
       });
     }
     return { status: outcome.created ? 'created' : 'updated', name: record.name };
@@ -178,7 +179,7 @@ export class RuleService implements RuleServiceApi {
     const removed = await this.persist(() => this.deps.store.delete(ctx.tenant, name, { origin: 'api' }));
     if (!removed) throw notFound(name);
     this.deps.metrics.forgetRuleset(name, ctx.tenant);
-    this.auditRule(ctx, 'rule_deleted', { rule_name: name, source_ip: ctx.sourceIp });
+    this.auditRule(ctx, 'rule_deleted', { rule_name: name, ...callerFields(ctx) });
   }
 
   async rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult> {
@@ -201,7 +202,7 @@ export class RuleService implements RuleServiceApi {
       from_version: current.version,
       to_version: record.version,
       seq,
-      source_ip: ctx.sourceIp,
+      ...callerFields(ctx),
     });
     return { status: 'rolled_back', name, from_version: current.version, to_version: record.version };
   }
@@ -293,7 +294,7 @@ export class RuleService implements RuleServiceApi {
     }
     const previous = this.deps.sampler.rate;
     this.deps.sampler.rate = rate;
-    this.deps.audit.write('sample_rate_changed', { from_rate: previous, to_rate: rate, source_ip: ctx.sourceIp });
+    this.deps.audit.write('sample_rate_changed', { from_rate: previous, to_rate: rate, ...callerFields(ctx) });
     return { sample_rate: rate, previous };
   }
 

@@ -21,7 +21,7 @@ import type { ServiceAudit } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
 import type { IncomingTenantChange } from './tenancy-port.js';
 import { checkTenantRecord, invalidTenantIdMessage, isValidTenantId, parseTenantRecord, type TenantRecord } from './tenant-model.js';
-import type { CallContext } from './types.js';
+import { callerFields, type CallContext } from './types.js';
 import type { Logger } from '../log.js';
 
 /** Collaborators of `TenantManager`. */
@@ -76,7 +76,7 @@ export class TenantManager implements TenantManagerApi {
       throw new ServiceError('CONFLICT', `tenant '${record.id}' ${why}; use PUT /api/v1/tenants/${record.id} to change it`);
     };
     await this.write(() => this.deps.tenants.put(record, { origin: 'api', check }));
-    this.deps.audit.write('tenant_created', { tenant_id: record.id, tenant: record, source_ip: ctx.sourceIp });
+    this.deps.audit.write('tenant_created', { tenant_id: record.id, tenant: record, ...callerFields(ctx) });
     return record;
   }
 
@@ -90,7 +90,7 @@ export class TenantManager implements TenantManagerApi {
       from = previous;
     };
     await this.write(() => this.deps.tenants.put(record, { origin: 'api', check }));
-    this.deps.audit.write('tenant_updated', { tenant_id: id, from, to: record, source_ip: ctx.sourceIp });
+    this.deps.audit.write('tenant_updated', { tenant_id: id, from, to: record, ...callerFields(ctx) });
     return record;
   }
 
@@ -112,7 +112,7 @@ export class TenantManager implements TenantManagerApi {
       }
       const removed = await this.write(() => this.deps.tenants.delete(id, { origin: 'api' }));
       if (removed === undefined) throw notFound(id);
-      this.deps.audit.write('tenant_deleted', { tenant_id: id, source_ip: ctx.sourceIp });
+      this.deps.audit.write('tenant_deleted', { tenant_id: id, ...callerFields(ctx) });
     });
   }
 

@@ -18,6 +18,11 @@ export interface CallContext {
   readonly sourceIp: string | null;
   readonly transport: 'http' | 'grpc' | 'internal';
   /**
+   * Who is calling, with authentication on: the key id or the JWT `sub` (audit `principal`).
+   * Absent when authentication is off.
+   */
+  readonly principal?: string;
+  /**
    * The request span's context, opaque to the façade (an OpenTelemetry `Context`). Set by a
    * transport only when tracing is on; executions become its children.
    */
@@ -107,4 +112,12 @@ export interface RuleServiceApi {
   health(): HealthInfo;
   /** Readiness: resolves to the health body, or throws NOT_READY whose details are the body. */
   ready(): Promise<HealthInfo>;
+}
+
+/**
+ * The caller fields of an audit line: `source_ip`, and `principal` when authentication is on
+ * (EXTENSIONS.md 1 "Audit").
+ */
+export function callerFields(ctx: CallContext): { source_ip: string | null; principal?: string } {
+  return ctx.principal === undefined ? { source_ip: ctx.sourceIp } : { source_ip: ctx.sourceIp, principal: ctx.principal };
 }

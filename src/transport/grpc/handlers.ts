@@ -4,6 +4,7 @@
  * Nothing here knows about rules (architecture guide, point 3).
  */
 import type { Logger } from '../../log.js';
+import type { AuthGuard, Principal, RoutePermission } from '../../auth/index.js';
 import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ServiceError, unexpectedCause, unexpectedFields } from '../../service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
@@ -23,7 +24,26 @@ export interface GrpcHandlerOptions {
   readonly logger?: Pick<Logger, 'error'>;
   /** The request span's context of a call (tracing on, ./instrument.ts); absent: untraced contexts. */
   readonly traceContextOf?: (call: object) => unknown;
+  /** Authentication (EXTENSIONS.md 1): metadata `authorization: Bearer ...`; absent: off. */
+  readonly guard?: AuthGuard;
 }
+
+/**
+ * The permission each method of `rules.RuleService` needs with authentication on (the gRPC
+ * column of the route table; test/unit/grpc/permissions.test.ts checks every method of the
+ * proto has one). `Health` stays open, like HTTP `/health`.
+ */
+export const GRPC_PERMISSIONS = {
+  Execute: 'execute',
+  BatchExecute: 'execute',
+  Eval: 'execute',
+  ListRuleSets: 'read',
+  GetRuleSet: 'read',
+  Health: 'public',
+} as const satisfies Record<string, RoutePermission>;
+
+/** A method of `rules.RuleService`. */
+export type GrpcMethod = keyof typeof GRPC_PERMISSIONS;
 
 /** A unary call; each handler casts `request` to its message type (./messages.ts). */
 type Call = ServerUnaryCall<unknown, unknown>;
@@ -33,10 +53,12 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
   const traceOf = options.traceContextOf;
   const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   // NOTE: chosen once here; without tracing every call builds the plain context only.
+  const tenantFor = (call: Call): string => (options.multiTenancy ? tenantOf(call.metadata) : 'default');
   const ctxOf =
     traceOf === undefined
-      ? (call: Call): CallContext => new GrpcCallContext(options.multiTenancy ? tenantOf(call.metadata) : 'default', call)
-      : (call: Call): CallContext => new TracedGrpcCallContext(options.multiTenancy ? tenantOf(call.metadata) : 'default', call, traceOf(call));
+      ? (call: Call, principal?: Principal): CallContext => new GrpcCallContext(tenantFor(call), call, principal?.id)
+      : (call: Call, principal?: Principal): CallContext => new TracedGrpcCallContext(tenantFor(call), call, principal?.id, traceOf(call));
+  const guard = options.guard;
 
   const fail = (err: unknown, method: string, callback: sendUnaryData<unknown>): void => {
     // NOTE (EXTENSIONS.md 6): an unexpected error is logged with its stack, also when the façade
@@ -46,20 +68,37 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
     callback(toGrpcStatus(err));
   };
 
-  /** A unary handler around a synchronous façade call. */
-  const unary =
-    <Req>(method: string, fn: (req: Req, ctx: CallContext) => unknown) =>
-    (call: Call, callback: sendUnaryData<unknown>): void => {
+  /** A unary handler around a synchronous façade call; with a guard, the caller is checked first. */
+  const unary = <Req>(method: Exclude<GrpcMethod, 'Health'>, fn: (req: Req, ctx: CallContext) => unknown) => {
+    const run = (call: Call, callback: sendUnaryData<unknown>, principal: Principal | undefined): void => {
       let res: unknown;
       try {
         if (call.request instanceof MalformedMessage) throw malformed(call.request);
-        res = fn(call.request as Req, ctxOf(call));
+        res = fn(call.request as Req, ctxOf(call, principal));
       } catch (err) {
         fail(err, method, callback);
         return;
       }
       callback(null, res);
     };
+    if (guard === undefined) return (call: Call, callback: sendUnaryData<unknown>): void => run(call, callback, undefined);
+    const need = GRPC_PERMISSIONS[method];
+    return (call: Call, callback: sendUnaryData<unknown>): void => {
+      let principal: Principal | Promise<Principal>;
+      try {
+        principal = guard.check(authorizationOf(call.metadata), sourceIpOf(call.getPeer()), need, tenantFor(call));
+      } catch (err) {
+        fail(err, method, callback);
+        return;
+      }
+      if (principal instanceof Promise) {
+        principal.then(
+          (p) => run(call, callback, p),
+          (err: unknown) => fail(err, method, callback),
+        );
+      } else run(call, callback, principal);
+    };
+  };
 
   return {
     Execute: unary<ExecuteRequestMsg>('Execute', (req, ctx) =>
@@ -102,6 +141,7 @@ class GrpcCallContext implements CallContext {
   constructor(
     readonly tenant: string,
     private readonly call: Call,
+    readonly principal: string | undefined,
   ) {}
 
   get sourceIp(): string | null {
@@ -115,10 +155,17 @@ class TracedGrpcCallContext extends GrpcCallContext {
   constructor(
     tenant: string,
     call: Call,
+    principal: string | undefined,
     readonly traceContext: unknown,
   ) {
-    super(tenant, call);
+    super(tenant, call, principal);
   }
+}
+
+/** The `authorization` metadata value (a string), or undefined. */
+function authorizationOf(metadata: Metadata): string | undefined {
+  const v = metadata.get('authorization')[0];
+  return typeof v === 'string' ? v : undefined;
 }
 
 /** The tenant named by metadata `x-tenant-id`, or `default`. */

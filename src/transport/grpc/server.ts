@@ -5,6 +5,7 @@
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Logger } from '../../log.js';
+import type { AuthGuard } from '../../auth/index.js';
 import type { Config } from '../../config/index.js';
 import type { RuleServiceApi } from '../../service/types.js';
 import { buildGrpcHandlers } from './handlers.js';
@@ -53,6 +54,7 @@ export async function startGrpcServer(
   config: GrpcConfig,
   logger: GrpcLogger,
   observe: GrpcInstrumentOptions = {},
+  security: { readonly guard?: AuthGuard } = {},
 ): Promise<GrpcServerHandle> {
   // Check everything that can be wrong before binding anything.
   const tls = config.grpcTlsCert !== null && config.grpcTlsKey !== null ? loadTlsMaterial(config.grpcTlsCert, config.grpcTlsKey) : null;
@@ -70,6 +72,7 @@ export async function startGrpcServer(
     maxResponseBytes: config.maxResponseBytes,
     logger,
     ...(instrument && observe.tracing ? { traceContextOf: instrument.contextOf } : {}),
+    ...(security.guard ? { guard: security.guard } : {}),
   });
   server.addService(ruleServiceDefinition(), instrument ? instrument.wrap(handlers) : handlers);
 

@@ -10,6 +10,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../answer-bound.js';
 import { unexpectedFields } from '../../service/errors.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
+import type { HttpAuth } from './auth.js';
 import { callContextOf } from './call-context.js';
 import { clientErrorHandler, headerTimeoutOptions } from './client-error.js';
 import { Drain } from './drain.js';
@@ -51,6 +52,8 @@ export interface HttpAppOptions {
    * tracing, the request log or debug mode, whose hooks must see every request.
    */
   readonly hotDispatch?: boolean;
+  /** Authentication (EXTENSIONS.md 1); absent: off, every route open. */
+  readonly auth?: HttpAuth;
 }
 
 /** Builds the fastify instance with every route of the route table that exists for `options`. */
@@ -67,12 +70,14 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   const drain = new Drain();
   const reportUnexpected: ReportUnexpected = (err, e, url) =>
     options.logger?.error({ ...unexpectedFields(err), code: e.code, url: urlForLog(url) }, 'unexpected error');
-  const { bodyLimit, requestTimeoutMs, multiTenancy } = options;
+  const { bodyLimit, requestTimeoutMs, multiTenancy, auth } = options;
   const hotOn = options.hotDispatch !== false && !options.tracing && !options.requestLog && !options.debugMode;
   const app = Fastify({
     // NOTE: always our server factory: it answers a request without Host with the catalog body
     // (node's own answer has an empty body), and puts the hot dispatcher in front when it is on.
-    serverFactory: httpServer(hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected }) : null),
+    serverFactory: httpServer(
+      hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected, ...(auth ? { auth } : {}) }) : null,
+    ),
     logger: false,
     bodyLimit,
     // NOTE: body-read timeouts are enforced by readJsonBody so that the 408 carries the
@@ -114,7 +119,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   registerErrorHandler(app, reportUnexpected);
   registerDrainHooks(app, drain);
   registerNotFound(app, compileAllowedMethods(routes));
-  registerRoutes(app, routes, deps, ctxOf);
+  registerRoutes(app, routes, deps, ctxOf, auth ? { auth, multiTenancy } : undefined);
   if (options.debugMode && options.debugRuleset) registerDebugCors(app);
   return app;
 }

@@ -3,12 +3,28 @@
  * on both request paths from node's request.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Principal } from '../../auth/index.js';
 import type { CallContext } from '../../service/types.js';
 
-/** The call context of `req` (without a trace context). */
+/** The principal of a request checked by fastify's `onRequest` (./fastify-routes.ts). */
+const principals = new WeakMap<IncomingMessage, Principal>();
+
+/** Remembers the principal of a request until its handler builds the call context. */
+export function setPrincipal(req: IncomingMessage, principal: Principal): void {
+  principals.set(req, principal);
+}
+
+/** The call context of a request on fastify's path (its principal remembered by `setPrincipal`). */
 export function callContextOf(req: IncomingMessage, multiTenancy: boolean): CallContext {
+  return callContextWith(req, multiTenancy, principals.get(req));
+}
+
+/** The call context of `req` (without a trace context) for the checked caller `principal`. */
+export function callContextWith(req: IncomingMessage, multiTenancy: boolean, principal: Principal | undefined): CallContext {
   // NOTE: fastify's `request.ip` is the socket's remote address (no trustProxy): the same value.
-  return { tenant: tenantOf(req, multiTenancy), sourceIp: req.socket?.remoteAddress ?? null, transport: 'http' };
+  const tenant = tenantOf(req, multiTenancy);
+  const sourceIp = req.socket?.remoteAddress ?? null;
+  return principal === undefined ? { tenant, sourceIp, transport: 'http' } : { tenant, sourceIp, transport: 'http', principal: principal.id };
 }
 
 /** The tenant of a request: `X-Tenant-Id` in multi-tenancy mode, else `default`. */

@@ -12,6 +12,7 @@ export type ReportUnexpected = (err: unknown, e: ServiceError, url: string) => v
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
@@ -28,6 +29,19 @@ const BY_STATUS: Record<number, ErrorCode> = {
  */
 export function closesEarly(e: ServiceError): boolean {
   return e.code === 'REQUEST_TIMEOUT' || e.code === 'PAYLOAD_TOO_LARGE';
+}
+
+const BEARER = { 'www-authenticate': 'Bearer' } as const;
+
+/**
+ * Headers an error answer carries besides the body: `WWW-Authenticate: Bearer` on a 401
+ * (RFC 9110), `Retry-After` on a 429 that says when; null for the others.
+ */
+export function errorHeaders(e: ServiceError): Readonly<Record<string, string>> | null {
+  if (e.code === 'UNAUTHENTICATED') return BEARER;
+  const retry = e.details?.['retry_after_ms'];
+  if (e.code === 'RATE_LIMITED' && typeof retry === 'number') return { 'retry-after': String(Math.max(1, Math.ceil(retry / 1000))) };
+  return null;
 }
 
 /** The catalog error for an error thrown while handling an HTTP request. */

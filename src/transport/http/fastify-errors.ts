@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../service/errors.js';
-import { closesEarly, errorAnswer, type ReportUnexpected } from './errors.js';
+import { closesEarly, errorAnswer, errorHeaders, type ReportUnexpected } from './errors.js';
 import type { AllowedMethods } from './route-match.js';
 
 /** Sets the error handler of `app`. */
@@ -14,6 +14,8 @@ export function registerErrorHandler(app: FastifyInstance, reportUnexpected: Rep
   app.setErrorHandler((err, req, reply) => {
     const e = errorAnswer(err, req.raw, reportUnexpected);
     if (closesEarly(e)) reply.header('connection', 'close');
+    const headers = errorHeaders(e);
+    if (headers !== null) void reply.headers(headers);
     void reply.code(e.httpStatus).send(e.toBody());
   });
 }

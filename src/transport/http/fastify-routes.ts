@@ -4,7 +4,9 @@
  * by the entry's `reply` kind. Requests the hot dispatcher leaves (and every request when it is
  * off) are answered here.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
+import { checkRoute, routeCheck, type HttpAuth } from './auth.js';
+import { setPrincipal } from './call-context.js';
 import { ServiceError } from '../../service/errors.js';
 import { checkAnswerText } from '../answer-bound.js';
 import type { CallContext } from '../../service/types.js';
@@ -14,9 +16,50 @@ import { JSON_TYPE } from './serialize.js';
 /** The call context of a fastify request (with the trace context when tracing is on). */
 export type FastifyCallContext = (req: FastifyRequest) => CallContext;
 
-/** Registers every route of `routes` (already filtered by `when`) on `app`. */
-export function registerRoutes(app: FastifyInstance, routes: readonly Route[], deps: RouteDeps, ctxOf: FastifyCallContext): void {
-  for (const route of routes) app.route({ method: route.method, url: route.path, handler: fastifyHandler(route, deps, ctxOf) });
+/** Authentication of the fastify routes (absent: off). */
+export interface RouteAuth {
+  readonly auth: HttpAuth;
+  readonly multiTenancy: boolean;
+}
+
+/**
+ * Registers every route of `routes` (already filtered by `when`) on `app`; with `auth`, each
+ * route that is not open checks its caller in `onRequest`, before the body is read.
+ */
+export function registerRoutes(app: FastifyInstance, routes: readonly Route[], deps: RouteDeps, ctxOf: FastifyCallContext, auth?: RouteAuth): void {
+  for (const route of routes) {
+    const onRequest = auth === undefined ? undefined : authHook(route, auth);
+    app.route({ method: route.method, url: route.path, handler: fastifyHandler(route, deps, ctxOf), ...(onRequest ? { onRequest } : {}) });
+  }
+}
+
+/** The `onRequest` hook checking a route's caller, or undefined for an open route. */
+function authHook(route: Route, { auth, multiTenancy }: RouteAuth): onRequestHookHandler | undefined {
+  const check = routeCheck(route, auth);
+  const need = check.need;
+  if (need === null) return undefined;
+  const c = { need, global: check.global };
+  return (req, _reply, done) => {
+    let principal;
+    try {
+      principal = checkRoute(auth, c, req.raw, multiTenancy);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (principal instanceof Promise) {
+      principal.then(
+        (p) => {
+          setPrincipal(req.raw, p);
+          done();
+        },
+        (err: unknown) => done(err as Error),
+      );
+      return;
+    }
+    setPrincipal(req.raw, principal);
+    done();
+  };
 }
 
 /** The fastify handler of one route, chosen once by its `reply` kind. */

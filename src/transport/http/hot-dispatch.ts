@@ -23,9 +23,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAnswerText } from '../answer-bound.js';
-import { callContextOf } from './call-context.js';
+import type { Principal } from '../../auth/index.js';
+import { checkRoute, routeCheck, type HttpAuth, type RouteCheck } from './auth.js';
+import { callContextWith } from './call-context.js';
 import type { Drain } from './drain.js';
-import { closesEarly, errorAnswer, type ReportUnexpected } from './errors.js';
+import { closesEarly, errorAnswer, errorHeaders, type ReportUnexpected } from './errors.js';
 import { readJsonBody } from './json-body.js';
 import { type Route, type RouteDeps, type TextRoute, paramName } from './route.js';
 import { JSON_TYPE } from './serialize.js';
@@ -38,6 +40,8 @@ export interface HotDispatchOptions {
   readonly multiTenancy: boolean;
   readonly drain: Drain;
   readonly reportUnexpected: ReportUnexpected;
+  /** Authentication (absent: off). */
+  readonly auth?: HttpAuth;
 }
 
 /** Takes `req` and answers it (true), or leaves it untouched for fastify (false). */
@@ -51,20 +55,24 @@ interface HotMatcher {
   /** The path up to its parameter (the parameter is the last segment). */
   readonly prefix: string;
   readonly route: TextRoute;
+  /** The route's permission check with authentication on, else null. */
+  readonly check: RouteCheck | null;
 }
 
 /** Longest path parameter (SPEC.md: ruleset names are 1-128 characters); fastify's router uses it too. */
 export const MAX_PATH_PARAM = 128;
 
 /** Compiles the hot routes of `routes` into matchers (once per adapter). */
-export function compileHotRoutes(routes: readonly Route[]): HotMatcher[] {
+export function compileHotRoutes(routes: readonly Route[], auth?: HttpAuth): HotMatcher[] {
   const matchers: HotMatcher[] = [];
   for (const route of routes) {
     if (route.reply !== 'text' || route.hot !== true) continue;
     const param = paramName(route.path);
     if (route.requestSchema === 'none') throw new Error(`hot route ${route.id}: the hot dispatcher reads a JSON body`);
-    if (param === null) matchers.push({ method: route.method, exact: route.path, prefix: route.path, route });
-    else if (route.path.endsWith(`/:${param}`)) matchers.push({ method: route.method, exact: null, prefix: route.path.slice(0, -param.length - 1), route });
+    const check = auth === undefined ? null : routeCheck(route, auth);
+    if (param === null) matchers.push({ method: route.method, exact: route.path, prefix: route.path, route, check });
+    else if (route.path.endsWith(`/:${param}`))
+      matchers.push({ method: route.method, exact: null, prefix: route.path.slice(0, -param.length - 1), route, check });
     else throw new Error(`hot route ${route.id}: the parameter must be the last path segment`);
   }
   return matchers;
@@ -74,13 +82,15 @@ export function compileHotRoutes(routes: readonly Route[]): HotMatcher[] {
 export function createHotDispatch(routes: readonly Route[], o: HotDispatchOptions): HotDispatch {
   const { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain } = o;
   const maxResponseBytes = deps.maxResponseBytes;
-  const matchers = compileHotRoutes(routes);
+  const auth = o.auth;
+  const matchers = compileHotRoutes(routes, auth);
   const count = matchers.length;
 
-  const send = (res: ServerResponse, status: number, text: string, close: boolean): void => {
+  const send = (res: ServerResponse, status: number, text: string, close: boolean, extra?: Readonly<Record<string, string>> | null): void => {
     if (res.headersSent || res.destroyed) return;
     const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) };
     if (close || drain.closing) headers['connection'] = 'close';
+    if (extra) Object.assign(headers, extra);
     res.writeHead(status, headers);
     res.end(text);
   };
@@ -88,13 +98,33 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
   /** `bodyError`: the body could not be read or parsed; fastify closes the connection then too. */
   const sendError = (req: IncomingMessage, res: ServerResponse, err: unknown, bodyError: boolean): void => {
     const e = errorAnswer(err, req, o.reportUnexpected);
-    send(res, e.httpStatus, JSON.stringify(e.toBody()), closesEarly(e) || bodyError);
+    send(res, e.httpStatus, JSON.stringify(e.toBody()), closesEarly(e) || bodyError, errorHeaders(e));
+  };
+
+  /** Reads the body and answers, for the checked caller `principal` (undefined: auth off). */
+  const serve = (req: IncomingMessage, res: ServerResponse, route: TextRoute, param: string, principal: Principal | undefined): void => {
+    const handle = route.handle;
+    readJsonBody(req, bodyLimit, requestTimeoutMs, (err, body) => {
+      if (err) {
+        sendError(req, res, err, true);
+        return;
+      }
+      let text: string;
+      try {
+        text = handle(deps, callContextWith(req, multiTenancy, principal), param, body, req);
+        checkAnswerText(text, maxResponseBytes);
+      } catch (e) {
+        sendError(req, res, e, false);
+        return;
+      }
+      send(res, 200, text, false);
+    });
   };
 
   return (req, res) => {
     const method = req.method;
     const url = req.url ?? '';
-    let route: TextRoute | null = null;
+    let matched: HotMatcher | null = null;
     let param = '';
     // NOTE (speed): a loop over the (two) compiled matchers, string compares and a char scan;
     // no regular expression, no allocation but the parameter's slice.
@@ -107,27 +137,31 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
         if (!url.startsWith(m.prefix) || !isPlainParam(url, m.prefix.length)) continue;
         param = url.slice(m.prefix.length);
       }
-      route = m.route;
+      matched = m;
       break;
     }
-    if (route === null || !isJsonType(req.headers['content-type']) || drain.closing) return false;
-    const handle = route.handle;
-
-    readJsonBody(req, bodyLimit, requestTimeoutMs, (err, body) => {
-      if (err) {
-        sendError(req, res, err, true);
-        return;
-      }
-      let text: string;
-      try {
-        text = handle(deps, callContextOf(req, multiTenancy), param, body, req);
-        checkAnswerText(text, maxResponseBytes);
-      } catch (e) {
-        sendError(req, res, e, false);
-        return;
-      }
-      send(res, 200, text, false);
-    });
+    if (matched === null || !isJsonType(req.headers['content-type']) || drain.closing) return false;
+    const check = matched.check;
+    if (check === null || check.need === null) {
+      serve(req, res, matched.route, param, undefined);
+      return true;
+    }
+    // NOTE (EXTENSIONS.md 1): checked before a byte of the body is read; node discards the
+    // unread body of an answered request.
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = checkRoute(auth as HttpAuth, check as RouteCheck & { need: NonNullable<RouteCheck['need']> }, req, multiTenancy);
+    } catch (e) {
+      sendError(req, res, e, false);
+      return true;
+    }
+    if (principal instanceof Promise) {
+      const route = matched.route;
+      principal.then(
+        (p) => serve(req, res, route, param, p),
+        (e: unknown) => sendError(req, res, e, false),
+      );
+    } else serve(req, res, matched.route, param, principal);
     return true;
   };
 }

@@ -6,17 +6,15 @@
  * (./hot-dispatch.ts), so a route's decoding and answer exist once.
  */
 import type { IncomingMessage } from 'node:http';
+import type { RoutePermission } from '../../auth/index.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 
 /** HTTP methods of the routes. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/**
- * Who may call a route (the product contract's permission names). Only declared here: the
- * check itself belongs to authentication, which does not exist yet.
- */
-export type Permission = 'public' | 'read' | 'write' | 'execute' | 'admin';
+/** Who may call a route (EXTENSIONS.md 1 permission names, or `public`); checked by ./auth.ts. */
+export type Permission = RoutePermission;
 
 /** A JSON-Schema-like description of a JSON value (for docs and OpenAPI; not used to validate). */
 export interface SchemaNode {
@@ -62,6 +60,12 @@ interface RouteBase {
   /** fastify path syntax, e.g. `/api/v1/execute/:name`. */
   readonly path: string;
   readonly permission: Permission;
+  /**
+   * `global`: the route is about no single tenant (metrics, server settings, tenant
+   * management), so with authentication on the credential must cover every tenant (`*`).
+   * Absent: the route acts for the request's tenant.
+   */
+  readonly scope?: 'global';
   readonly requestSchema: BodySchema;
   /** Whether the route exists for these deps (tenant routes, debug route); always when absent. */
   readonly when?: (deps: RouteDeps) => boolean;

@@ -135,6 +135,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/api/v1/config/audit-sample-rate',
     permission: 'read',
+    scope: 'global',
     requestSchema: 'none',
     reply: 'json',
     handle: (d, ctx) => d.service.getAuditSampleRate(ctx),
@@ -144,6 +145,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     method: 'PUT',
     path: '/api/v1/config/audit-sample-rate',
     permission: 'admin',
+    scope: 'global',
     requestSchema: {
       type: 'object',
       properties: { sample_rate: { type: 'number', description: 'percent of executions audited, 0-100' } },
@@ -160,7 +162,9 @@ const SERVICE_ROUTES: readonly Route[] = [
     id: 'metrics',
     method: 'GET',
     path: '/metrics',
+    // NOTE: `--auth-public-metrics` makes it open (./auth.ts).
     permission: 'read',
+    scope: 'global',
     requestSchema: 'none',
     reply: 'raw',
     handle: async (d) => {

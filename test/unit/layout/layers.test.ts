@@ -21,6 +21,7 @@ const LAYER: Readonly<Record<string, number>> = {
   store: 3,
   observe: 4,
   service: 4,
+  auth: 4,
   cluster: 4,
   sync: 5,
   transport: 6,

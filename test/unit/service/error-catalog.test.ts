@@ -43,6 +43,7 @@ describe('error catalog', () => {
   it('matches the HTTP statuses of DECISIONS.md 3', () => {
     const http: Record<ErrorCode, number> = {
       BAD_REQUEST: 400,
+      UNAUTHENTICATED: 401,
       FORBIDDEN: 403,
       NOT_FOUND: 404,
       TENANT_NOT_FOUND: 404,
