@@ -32,6 +32,8 @@ export interface LoadSpec {
   readonly cpus: string | null;
   /** wrk only: each request goes to a random one of these paths on the url's host. */
   readonly paths?: readonly string[];
+  /** Extra request headers (lower-case names), e.g. `authorization`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The load tool that will be used, or null with the reason. */
@@ -60,6 +62,9 @@ function wrk(spec: LoadSpec): LoadRound {
     writeFileSync(
       script,
       `wrk.method = "POST"\nwrk.body = ${luaString(spec.body)}\nwrk.headers["Content-Type"] = "application/json"\n` +
+        Object.entries(spec.headers ?? {})
+          .map(([k, v]) => `wrk.headers[${luaString(k)}] = ${luaString(v)}\n`)
+          .join('') +
         (spec.paths && spec.paths.length > 0
           ? `local paths = {${spec.paths.map(luaString).join(',')}}\nrequest = function() return wrk.format(nil, paths[math.random(#paths)]) end\n`
           : ''),
@@ -112,6 +117,7 @@ function autocannon(spec: LoadSpec): LoadRound {
     'POST',
     '-H',
     'content-type=application/json',
+    ...Object.entries(spec.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
     '-b',
     spec.body,
     '--json',
