@@ -24,6 +24,7 @@ import { registerRequestLog, type RequestLogger } from './request-log.js';
 import { type RouteDeps, activeRoutes } from './route.js';
 import { compileAllowedMethods } from './route-match.js';
 import { ROUTES } from './routes.js';
+import type { HttpsOptions } from './https.js';
 import { httpServer } from './server-factory.js';
 import { registerHttpTracing } from './tracing.js';
 
@@ -51,6 +52,8 @@ export interface HttpAppOptions {
    * tracing, the request log or debug mode, whose hooks must see every request.
    */
   readonly hotDispatch?: boolean;
+  /** HTTPS (`--http-tls-cert`, and mTLS with `--tls-client-ca`); absent: plain HTTP. */
+  readonly https?: HttpsOptions;
 }
 
 /** Builds the fastify instance with every route of the route table that exists for `options`. */
@@ -72,7 +75,10 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   const app = Fastify({
     // NOTE: always our server factory: it answers a request without Host with the catalog body
     // (node's own answer has an empty body), and puts the hot dispatcher in front when it is on.
-    serverFactory: httpServer(hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected }) : null),
+    serverFactory: httpServer(
+      hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected }) : null,
+      options.https ?? null,
+    ),
     logger: false,
     bodyLimit,
     // NOTE: body-read timeouts are enforced by readJsonBody so that the 408 carries the
