@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
+import type { TLSSocket } from 'node:tls';
 import { connect, Status } from '../helpers/grpc-client.js';
 import { LOAN } from '../helpers/grpc-fixtures.js';
 import { makePki, type Pem, type Pki } from '../helpers/pki.js';
@@ -65,13 +66,14 @@ function https(base: string, method: string, path: string, body?: unknown, clien
         headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
       },
       (res) => {
+        const cn = (res.socket as TLSSocket).getPeerCertificate().subject?.CN;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          const subject = (res.socket as import('node:tls').TLSSocket).getPeerCertificate?.()?.subject?.CN;
-          resolve({ status: res.statusCode ?? 0, body: text.length > 0 ? JSON.parse(text) : undefined, peerCertSubject: subject });
+          const peerCertSubject = Array.isArray(cn) ? cn.join(',') : cn;
+          resolve({ status: res.statusCode ?? 0, body: text.length > 0 ? JSON.parse(text) : undefined, peerCertSubject });
         });
       },
     );
