@@ -25,13 +25,14 @@ before(() => {
 after(() => tmp.remove());
 
 /** Runs `fn` with a started server and always stops it. */
-async function withServer(args: string[], fn: (s: ServerProcess) => Promise<void>, ephemeral = true): Promise<void> {
+async function withServer(args: string[], fn: (s: ServerProcess) => Promise<void>, ephemeral = true): Promise<number | string> {
   const server = await startServer(args, { ephemeral });
   try {
     await fn(server);
   } finally {
     await server.stop();
   }
+  return server.stop();
 }
 
 /** Starting must fail: resolves to the error text (exit code and stderr). */
@@ -100,7 +101,7 @@ const GRPC_TLS_ARGS = () => ['--grpc-tls-cert', pki.server.certPath, '--grpc-tls
 
 describe('HTTPS (--http-tls-cert, --http-tls-key)', () => {
   it('serves create, execute (hot path and fastify) and health over TLS; plain HTTP to it fails', async () => {
-    await withServer(HTTPS_ARGS(), async (server) => {
+    const code = await withServer(HTTPS_ARGS(), async (server) => {
       assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
       const created = await https(server.url, 'POST', '/api/v1/rulesets', LOAN);
       assert.equal(created.body.status, 'created', JSON.stringify(created.body));
@@ -117,6 +118,7 @@ describe('HTTPS (--http-tls-cert, --http-tls-key)', () => {
       const plain = server.url.replace(/^https:/, 'http:');
       await assert.rejects(fetch(`${plain}/health`), 'plain HTTP to the HTTPS listener must fail');
     });
+    assert.equal(code, 0, 'the HTTPS server shuts down gracefully');
   });
 
   it('a missing certificate stops the start naming the file and --http-tls-cert', async () => {
