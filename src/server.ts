@@ -17,6 +17,8 @@ import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/i
 import { createStore } from './store/index.js';
 import { prepareSync } from './sync/index.js';
 import { buildHttpApp } from './transport/http/app.js';
+import { loadHttpsOptions } from './transport/http/https.js';
+import { openDoorMessage, openDoors } from './transport/open-door.js';
 import { startGrpcServer } from './transport/grpc/server.js';
 import { VERSION } from './version.js';
 
@@ -24,7 +26,7 @@ import { VERSION } from './version.js';
 export interface RunningServer {
   readonly service: RuleService;
   readonly logger: Logger;
-  /** `http://host:port`, when HTTP is on. */
+  /** `http://host:port` (`https://` with `--http-tls-cert`), when HTTP is on. */
   readonly httpUrl: string | null;
   /** Stops accepting, waits for in-flight work, writes `server_stopped`, closes files. */
   close(): Promise<void>;
@@ -108,6 +110,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (auth) closers.push(async () => auth.close());
   let httpUrl: string | null = null;
   if (!config.disableHttp) {
+    // HTTPS (docs/securing-tls.md): the PEM files are checked before anything listens.
+    const https =
+      config.httpTlsCert !== null && config.httpTlsKey !== null ? loadHttpsOptions(config.httpTlsCert, config.httpTlsKey, config.tlsClientCa) : null;
     const app = buildHttpApp(service, {
       bodyLimit: config.maxRequestBodyBytes,
       maxResponseBytes: config.maxResponseBytes,
@@ -120,12 +125,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       metrics: metrics ? async () => ({ contentType: metrics.contentType, body: await metrics.render() }) : undefined,
       logger,
       ...(httpAuth ? { auth: httpAuth } : {}),
+      ...(https ? { https } : {}),
     });
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
     const addr = app.server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    httpUrl = `http://${host}:${addr.port}`;
-    logger.info({ url: httpUrl }, 'http listening');
+    httpUrl = `${https ? 'https' : 'http'}://${host}:${addr.port}`;
+    logger.info({ url: httpUrl, ...(https ? { mtls: https.requestCert } : {}) }, 'http listening');
     closers.push(() => app.close());
   }
   if (!config.disableGrpc || config.udsPath !== null) {
@@ -138,6 +144,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       throw err;
     }
   }
+
+  // EXTENSIONS.md 1 "Warning": one line when a listener off loopback takes calls without credentials.
+  const doors = openDoors(config);
+  if (doors.length > 0) logger.warn({ addresses: doors.map((d) => d.address) }, openDoorMessage(doors));
 
   await sync.start();
   closers.push(() => sync.close());

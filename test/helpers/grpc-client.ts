@@ -27,13 +27,17 @@ export interface TestClient {
 export interface ConnectOptions {
   /** PEM CA (the self-signed certificate) for TLS; insecure when absent. */
   readonly caPem?: Buffer;
+  /** Client certificate and key (PEM) presented to a server that requires one (mTLS); with `caPem`. */
+  readonly clientCert?: { readonly cert: Buffer; readonly key: Buffer };
   readonly channelOptions?: grpc.ChannelOptions;
 }
 
 /** A client for `target` (`127.0.0.1:port` or `unix:///abs/path`). */
 export function connect(target: string, options: ConnectOptions = {}): TestClient {
   const Client = ruleServiceClient();
-  const creds = options.caPem ? grpc.credentials.createSsl(options.caPem) : grpc.credentials.createInsecure();
+  const creds = options.caPem
+    ? grpc.credentials.createSsl(options.caPem, options.clientCert?.key ?? null, options.clientCert?.cert ?? null)
+    : grpc.credentials.createInsecure();
   // NOTE: the certificate names localhost too; checking that name avoids node's warning about
   // an IP address as TLS server name.
   const tlsName = options.caPem ? { 'grpc.ssl_target_name_override': 'localhost' } : {};

@@ -3,6 +3,7 @@
  * `--disable-grpc`) and on the Unix socket of `--uds-path` (when set), over one façade.
  * `close()` stops accepting at once, waits for the calls in flight, then removes the socket.
  */
+import { chmod } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Logger } from '../../log.js';
 import type { AuthGuard } from '../../auth/index.js';
@@ -11,7 +12,7 @@ import type { RuleServiceApi } from '../../service/types.js';
 import { buildGrpcHandlers } from './handlers.js';
 import { GrpcInstrumentation, type GrpcInstrumentOptions } from './instrument.js';
 import { ruleServiceDefinition } from './proto.js';
-import { loadTlsMaterial, serverCredentials } from './tls.js';
+import { loadGrpcTls, serverCredentials } from './tls.js';
 import { prepareSocketPath, removeSocket, udsTarget } from './uds.js';
 
 /** The config slice the gRPC server reads. */
@@ -22,6 +23,8 @@ export type GrpcConfig = Pick<
   | 'udsPath'
   | 'grpcTlsCert'
   | 'grpcTlsKey'
+  | 'tlsClientCa'
+  | 'udsMode'
   | 'maxRequestBodyBytes'
   | 'maxResponseBytes'
   | 'multiTenancyEnabled'
@@ -57,7 +60,9 @@ export async function startGrpcServer(
   security: { readonly guard?: AuthGuard } = {},
 ): Promise<GrpcServerHandle> {
   // Check everything that can be wrong before binding anything.
-  const tls = config.grpcTlsCert !== null && config.grpcTlsKey !== null ? loadTlsMaterial(config.grpcTlsCert, config.grpcTlsKey) : null;
+  // NOTE: --tls-client-ca applies to the TCP listener only; config.ts refuses it without gRPC TLS
+  // unless --disable-grpc (then only the socket serves gRPC, without TLS).
+  const tls = config.grpcTlsCert !== null && config.grpcTlsKey !== null ? loadGrpcTls(config.grpcTlsCert, config.grpcTlsKey, config.tlsClientCa) : null;
   if (config.udsPath !== null) await prepareSocketPath(config.udsPath);
 
   const server = new Server({
@@ -84,14 +89,19 @@ export async function startGrpcServer(
       const hostText = host.includes(':') ? `[${host}]` : host;
       const bound = await bind(server, `${hostText}:${port}`, serverCredentials(tls));
       address = `${hostText}:${bound}`;
-      logger.info({ address, tls: tls !== null }, 'grpc listening');
+      logger.info({ address, tls: tls !== null, mtls: tls?.clientCa != null }, 'grpc listening');
     }
     if (config.udsPath !== null) {
       const target = udsTarget(config.udsPath);
       // NOTE: the socket is served without TLS: it is local and guarded by file permissions.
       await bind(server, target, ServerCredentials.createInsecure());
       socketPath = target.slice('unix://'.length);
-      logger.info({ path: socketPath }, 'uds listening');
+      // NOTE: the instant between bind and chmod is safe: connecting to a Unix socket needs write
+      // permission on it, and the socket is created with 0777 & ~umask, which under the usual
+      // umask (022, 027, 077) grants write to its owner only; the mode is set before the socket is
+      // announced. Only under umask 0 or 002 could another user connect in that instant.
+      await setSocketMode(socketPath, config.udsMode);
+      logger.info({ path: socketPath, mode: `0${config.udsMode.toString(8)}` }, 'uds listening');
     }
   } catch (err) {
     server.forceShutdown();
@@ -119,6 +129,15 @@ export async function startGrpcServer(
       return closing;
     },
   };
+}
+
+/** Gives the socket file its `--uds-mode`; the error names the path and the flag. */
+async function setSocketMode(path: string, mode: number): Promise<void> {
+  try {
+    await chmod(path, mode);
+  } catch (err) {
+    throw new Error(`--uds-path ${path}: cannot set the socket mode (--uds-mode 0${mode.toString(8)}): ${(err as Error).message}`);
+  }
 }
 
 /** `bindAsync` as a promise; the error names the address. */

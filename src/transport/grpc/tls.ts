@@ -1,78 +1,31 @@
 /**
- * gRPC transport security from `--grpc-tls-cert` and `--grpc-tls-key` (PEM files). Every
- * problem (missing or unreadable file, not PEM, key not matching the certificate) stops the
- * start with an error whose message names the file and the flag.
+ * gRPC transport security from `--grpc-tls-cert` and `--grpc-tls-key` (PEM files), and mTLS
+ * from `--tls-client-ca`. The files are read and checked by the shared ../tls.ts: every problem
+ * stops the start with an error whose message names the file and the flag.
  */
-import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createSecureContext } from 'node:tls';
 import { ServerCredentials } from '@grpc/grpc-js';
+import { loadCaBundle, loadTlsMaterial, type TlsMaterial } from '../tls.js';
 
-/** A TLS setting that cannot be used; the message names the file. */
-export class TlsConfigError extends Error {
-  override readonly name = 'TlsConfigError';
+export { TlsConfigError, type TlsMaterial } from '../tls.js';
+
+/** The gRPC server's TLS: certificate and key, and the client CA bundle when mTLS is on. */
+export interface GrpcTls extends TlsMaterial {
+  /** PEM CA bundle of `--tls-client-ca`: clients must present a certificate it signed. */
+  readonly clientCa: Buffer | null;
 }
 
-/** PEM certificate chain and private key, read and checked. */
-export interface TlsMaterial {
-  readonly cert: Buffer;
-  readonly key: Buffer;
+/** Reads and checks the gRPC PEM files; throws `TlsConfigError` naming the file at fault. */
+export function loadGrpcTls(certPath: string, keyPath: string, clientCaPath: string | null): GrpcTls {
+  const material = loadTlsMaterial({ label: 'gRPC TLS', certPath, certFlag: '--grpc-tls-cert', keyPath, keyFlag: '--grpc-tls-key' });
+  const clientCa = clientCaPath === null ? null : loadCaBundle(clientCaPath, '--tls-client-ca');
+  return { ...material, clientCa };
 }
 
-/** Reads and checks the PEM files; throws `TlsConfigError` naming the file at fault. */
-export function loadTlsMaterial(certPath: string, keyPath: string): TlsMaterial {
-  const cert = readPem(certPath, '--grpc-tls-cert', 'certificate');
-  const key = readPem(keyPath, '--grpc-tls-key', 'private key');
-  if (!/-----BEGIN [A-Z0-9 ]*CERTIFICATE-----/.test(cert.toString('latin1'))) {
-    throw new TlsConfigError(`gRPC TLS certificate ${certPath} (--grpc-tls-cert) is not a PEM certificate`);
-  }
-  try {
-    new X509Certificate(cert);
-  } catch (err) {
-    throw new TlsConfigError(`gRPC TLS certificate ${certPath} (--grpc-tls-cert) is not a valid PEM certificate: ${messageOf(err)}`);
-  }
-  if (!/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(key.toString('latin1'))) {
-    throw new TlsConfigError(`gRPC TLS private key ${keyPath} (--grpc-tls-key) is not a PEM private key`);
-  }
-  try {
-    createPrivateKey(key);
-  } catch (err) {
-    throw new TlsConfigError(`gRPC TLS private key ${keyPath} (--grpc-tls-key) is not a valid unencrypted PEM private key: ${messageOf(err)}`);
-  }
-  try {
-    createSecureContext({ cert, key });
-  } catch (err) {
-    throw new TlsConfigError(`gRPC TLS private key ${keyPath} (--grpc-tls-key) does not match the certificate ${certPath}: ${messageOf(err)}`);
-  }
-  return { cert, key };
-}
-
-/** Server credentials: TLS from the checked material (no client certificates), or insecure. */
-export function serverCredentials(tls: TlsMaterial | null): ServerCredentials {
+/**
+ * Server credentials: TLS from the checked material, or insecure. With a client CA, a client
+ * without a certificate signed by it is refused during the handshake.
+ */
+export function serverCredentials(tls: GrpcTls | null): ServerCredentials {
   if (!tls) return ServerCredentials.createInsecure();
-  return ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
-}
-
-function readPem(path: string, flag: string, what: string): Buffer {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? 'does not exist'
-        : code === 'EACCES'
-          ? 'is not readable (permission denied)'
-          : code === 'EISDIR'
-            ? 'is a directory'
-            : `cannot be read: ${messageOf(err)}`;
-    throw new TlsConfigError(`gRPC TLS ${what} ${path} (${flag}) ${reason}`);
-  }
-  if (bytes.length === 0) throw new TlsConfigError(`gRPC TLS ${what} ${path} (${flag}) is empty`);
-  return bytes;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return ServerCredentials.createSsl(tls.clientCa, [{ cert_chain: tls.cert, private_key: tls.key }], tls.clientCa !== null);
 }

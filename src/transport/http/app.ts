@@ -25,6 +25,7 @@ import { registerRequestLog, type RequestLogger } from './request-log.js';
 import { type RouteDeps, activeRoutes } from './route.js';
 import { compileAllowedMethods } from './route-match.js';
 import { ROUTES } from './routes.js';
+import type { HttpsOptions } from './https.js';
 import { httpServer } from './server-factory.js';
 import { registerHttpTracing } from './tracing.js';
 
@@ -54,6 +55,8 @@ export interface HttpAppOptions {
   readonly hotDispatch?: boolean;
   /** Authentication (EXTENSIONS.md 1); absent: off, every route open. */
   readonly auth?: HttpAuth;
+  /** HTTPS (`--http-tls-cert`, and mTLS with `--tls-client-ca`); absent: plain HTTP. */
+  readonly https?: HttpsOptions;
 }
 
 /** Builds the fastify instance with every route of the route table that exists for `options`. */
@@ -77,6 +80,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     // (node's own answer has an empty body), and puts the hot dispatcher in front when it is on.
     serverFactory: httpServer(
       hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected, ...(auth ? { auth } : {}) }) : null,
+      options.https ?? null,
     ),
     logger: false,
     bodyLimit,

@@ -1,12 +1,15 @@
 /**
  * The listener of the HTTP adapter: fastify's own HTTP/1 server (fastify/lib/server.js, the
- * same settings) with, in front of fastify's request handler, the Host rule and the hot
- * dispatcher when it is on; a request the dispatcher does not take goes to fastify as is.
+ * same settings), HTTPS with `--http-tls-cert`, with, in front of fastify's request handler,
+ * the Host rule and the hot dispatcher when it is on; a request the dispatcher does not take
+ * goes to fastify as is.
  */
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { FastifyServerFactory } from 'fastify';
 import { ServiceError } from '../../service/errors.js';
 import type { HotDispatch } from './hot-dispatch.js';
+import type { HttpsOptions } from './https.js';
 import { JSON_TYPE } from './serialize.js';
 
 /**
@@ -14,16 +17,20 @@ import { JSON_TYPE } from './serialize.js';
  * server is created with `requireHostHeader: false` (app.ts): an HTTP/1.1 request without Host
  * is answered here, 400 with the catalog body (node's own answer has an empty body).
  */
-export function httpServer(hot: HotDispatch | null): FastifyServerFactory {
+export function httpServer(hot: HotDispatch | null, tls: HttpsOptions | null = null): FastifyServerFactory {
   return (handler, opts) => {
-    const server = createServer((opts['http'] ?? {}) as object, (req, res) => {
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
       // NOTE: one property read per request (fastify and the dispatcher read headers anyway).
       if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
         missingHost(res);
         return;
       }
       if (hot === null || !hot(req, res)) handler(req, res);
-    });
+    };
+    const httpOptions = (opts['http'] ?? {}) as object;
+    // NOTE: the same request handling over TLS; node's HTTPS server takes the HTTP options too
+    // (header timeout, Host rule), which fastify's own https path would drop.
+    const server = tls === null ? createServer(httpOptions, listener) : createHttpsServer({ ...httpOptions, ...tls }, listener);
     server.keepAliveTimeout = opts['keepAliveTimeout'] as number;
     server.requestTimeout = opts['requestTimeout'] as number;
     server.setTimeout(opts['connectionTimeout'] as number);
