@@ -386,7 +386,10 @@ export class RuleService implements RuleServiceApi {
         const verdict = checkSignature(change.doc, 'local', this.options.signature);
         if (!verdict.ok) {
           const name = rulesetNameOf(change.doc);
-          this.deps.logger.warn({ tenant: change.tenant, name, origin, reason: verdict.message }, 'synchronized rule skipped; the loaded version keeps serving');
+          this.deps.logger.warn(
+            { tenant: change.tenant, name, origin, reason: verdict.message },
+            'synchronized rule skipped; the loaded version keeps serving',
+          );
           return 'rejected';
         }
         let record: RuleRecord;

@@ -11,11 +11,13 @@
  * user may have written into `--sync-url` itself (`nats://user:pass@host`).
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { ConfigError, type Config } from '../config/index.js';
 import type { NatsApi } from './nats-api.js';
 
 /** The configuration fields read here. */
-export type BrokerAuthConfig = Pick<Config, 'syncToken' | 'syncUser' | 'syncPassword' | 'syncCredsFile' | 'syncTlsCa'>;
+export type BrokerAuthConfig = Pick<Config, 'syncUrl' | 'syncToken' | 'syncUser' | 'syncPassword' | 'syncCredsFile' | 'syncTlsCa'>;
 
 /** How the connection authenticates, for the log (never a secret). */
 export type BrokerAuthKind = 'none' | 'token' | 'user' | 'creds';
@@ -47,7 +49,7 @@ export function readBrokerAuth(config: BrokerAuthConfig, read: ReadFile = defaul
     tls: ca !== null,
     connectOptions(api) {
       const out: Record<string, unknown> = {};
-      if (ca !== null) out['tls'] = { ca };
+      if (ca !== null) out['tls'] = { ca, checkServerIdentity: serverIdentityCheck(ipHosts(config.syncUrl ?? '')) };
       if (creds) {
         if (!api.credsAuthenticator) throw new Error('the NATS client does not export credsAuthenticator (--sync-creds-file)');
         out['authenticator'] = api.credsAuthenticator(creds);
@@ -60,6 +62,36 @@ export function readBrokerAuth(config: BrokerAuthConfig, read: ReadFile = defaul
       return out;
     },
   };
+}
+
+/**
+ * The host name check of the TLS connection. The NATS client gives node no server name for a URL
+ * whose host is an IP address, and node then checks the certificate against `localhost`; for
+ * that case the certificate must instead name one of the IP addresses of `--sync-url` (an IP
+ * subjectAltName). Host names are checked as usual. The chain is always verified against the CA.
+ */
+function serverIdentityCheck(ips: readonly string[]): (name: string, cert: PeerCertificate) => Error | undefined {
+  return (name, cert) => {
+    const err = checkServerIdentity(name, cert);
+    if (err === undefined || name !== 'localhost') return err;
+    return ips.some((ip) => checkServerIdentity(ip, cert) === undefined) ? undefined : err;
+  };
+}
+
+/** The IP-address hosts of a `--sync-url` list (`nats://10.0.0.5:4222,nats://[::1]:4222`). */
+function ipHosts(url: string): string[] {
+  const out: string[] = [];
+  for (const entry of url.split(',')) {
+    const hostPort =
+      entry
+        .trim()
+        .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+        .replace(/^[^@/]*@/, '')
+        .split('/')[0] ?? '';
+    const host = hostPort.startsWith('[') ? hostPort.slice(1, hostPort.indexOf(']')) : hostPort.replace(/:\d+$/, '');
+    if (isIP(host) !== 0) out.push(host);
+  }
+  return out;
 }
 
 function readCreds(path: string, read: ReadFile): Uint8Array {

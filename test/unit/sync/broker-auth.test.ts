@@ -12,7 +12,7 @@ import { readBrokerAuth, redactUrl, type BrokerAuthConfig } from '../../../src/s
 import { loadNatsApi, type NatsApi } from '../../../src/sync/nats-api.js';
 import { tempDir } from '../../helpers/server-process.js';
 
-const none: BrokerAuthConfig = { syncToken: null, syncUser: null, syncPassword: null, syncCredsFile: null, syncTlsCa: null };
+const none: BrokerAuthConfig = { syncUrl: 'nats://127.0.0.1:4222', syncToken: null, syncUser: null, syncPassword: null, syncCredsFile: null, syncTlsCa: null };
 const dir = tempDir('svc-broker-auth-');
 after(() => dir.remove());
 
@@ -108,7 +108,10 @@ describe('readBrokerAuth', () => {
     assert.match(err.message, /^--sync-creds-file: cannot read .*no-such\.creds: ENOENT$/);
     const wrong = join(dir.path, 'wrong.creds');
     writeFileSync(wrong, 'just a token\n');
-    assert.match(configError(() => readBrokerAuth({ ...none, syncCredsFile: wrong })).message, /^--sync-creds-file: .*wrong\.creds is not a NATS credentials file/);
+    assert.match(
+      configError(() => readBrokerAuth({ ...none, syncCredsFile: wrong })).message,
+      /^--sync-creds-file: .*wrong\.creds is not a NATS credentials file/,
+    );
   });
 
   it('reads the CA for --sync-tls-ca and refuses a missing file or one without a certificate', () => {
@@ -117,8 +120,13 @@ describe('readBrokerAuth', () => {
     writeFileSync(ca, pem);
     const auth = readBrokerAuth({ ...none, syncTlsCa: ca, syncToken: 'x' });
     assert.equal(auth.tls, true);
-    assert.deepEqual(auth.connectOptions(recordingApi().api), { tls: { ca: pem }, token: 'x' });
-    assert.match(configError(() => readBrokerAuth({ ...none, syncTlsCa: join(dir.path, 'nope.pem') })).message, /^--sync-tls-ca: cannot read .*nope\.pem: ENOENT$/);
+    const options = auth.connectOptions(recordingApi().api);
+    assert.deepEqual(Object.keys(options), ['tls', 'token']);
+    assert.equal((options['tls'] as { ca: string }).ca, pem);
+    assert.match(
+      configError(() => readBrokerAuth({ ...none, syncTlsCa: join(dir.path, 'nope.pem') })).message,
+      /^--sync-tls-ca: cannot read .*nope\.pem: ENOENT$/,
+    );
     const empty = join(dir.path, 'empty.pem');
     writeFileSync(empty, '');
     assert.match(configError(() => readBrokerAuth({ ...none, syncTlsCa: empty })).message, /^--sync-tls-ca: .*empty\.pem holds no PEM certificate/);
