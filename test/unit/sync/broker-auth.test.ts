@@ -133,6 +133,31 @@ describe('readBrokerAuth', () => {
   });
 });
 
+describe('the TLS host name check', () => {
+  type Check = (name: string, cert: unknown) => Error | undefined;
+  const checkOf = (syncUrl: string): Check => {
+    const ca = join(dir.path, 'check-ca.pem');
+    writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const options = readBrokerAuth({ ...none, syncUrl, syncTlsCa: ca }).connectOptions(recordingApi().api);
+    return (options['tls'] as { checkServerIdentity: Check }).checkServerIdentity;
+  };
+  const certFor = (san: string) => ({ subject: { CN: 'nats' }, subjectaltname: san });
+
+  it('checks an IP-address URL against the IP subjectAltName (the client leaves node to check "localhost")', () => {
+    const check = checkOf('nats://127.0.0.1:4222');
+    assert.equal(check('localhost', certFor('IP Address:127.0.0.1')), undefined);
+    assert.ok(check('localhost', certFor('IP Address:10.9.9.9')) instanceof Error, 'a certificate for another address is refused');
+    assert.equal(checkOf('nats://[::1]:4222')('localhost', certFor('IP Address:0:0:0:0:0:0:0:1')), undefined);
+  });
+
+  it('checks a host name as usual', () => {
+    const check = checkOf('nats://nats.internal:4222');
+    assert.equal(check('nats.internal', certFor('DNS:nats.internal')), undefined);
+    assert.ok(check('nats.internal', certFor('DNS:other.internal')) instanceof Error);
+    assert.ok(check('localhost', certFor('IP Address:127.0.0.1')) instanceof Error, 'no IP in the URL: nothing else is accepted');
+  });
+});
+
 describe('redactUrl', () => {
   it('hides user, password and token written into the URL, and leaves other URLs alone', () => {
     assert.equal(redactUrl('nats://svc:hunter2@nats-1:4222'), 'nats://***@nats-1:4222');
