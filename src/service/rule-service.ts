@@ -382,6 +382,17 @@ export class RuleService implements RuleServiceApi {
   async applyChange(change: IncomingChange, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
     switch (change.kind) {
       case 'ruleset.put': {
+        // A synchronized rule is verified exactly as a local rule file (EXTENSIONS.md 1); one that
+        // fails is logged and not applied, so the version already held keeps serving.
+        const verdict = checkSignature(change.doc, 'local', this.options.signature);
+        if (!verdict.ok) {
+          const name = rulesetNameOf(change.doc);
+          this.deps.logger.warn(
+            { tenant: change.tenant, name, origin, reason: verdict.message },
+            'synchronized rule skipped; the loaded version keeps serving',
+          );
+          return 'rejected';
+        }
         let record: RuleRecord;
         try {
           record = this.compileRecord(change.tenant, change.doc);
@@ -473,6 +484,13 @@ export class RuleService implements RuleServiceApi {
 
 function notFound(name: string): ServiceError {
   return new ServiceError('NOT_FOUND', `ruleset '${name}' not found`);
+}
+
+/** `config.name` of a document, when it is a string (for log lines about a document not compiled). */
+function rulesetNameOf(doc: unknown): string | null {
+  const config = isPlainObject(doc) ? doc['config'] : undefined;
+  const name = isPlainObject(config) ? config['name'] : undefined;
+  return typeof name === 'string' ? name : null;
 }
 
 /** The `_signature` block of a body, when it is an object. */

@@ -12,6 +12,7 @@
  */
 import { sleep, type SyncClock } from './clock.js';
 import { STREAM_MAX_AGE_MS, STREAM_NAME, allSubjects } from './events.js';
+import { redactUrl, type BrokerAuth } from './broker-auth.js';
 import type { JetStreamLike, JetStreamManagerLike, NatsApi, NatsConnectionLike } from './nats-api.js';
 import type { Logger } from '../log.js';
 
@@ -30,6 +31,8 @@ export interface BrokerLinkOptions {
   readonly reconnectWaitMs?: number;
   /** JetStream API and publish timeout (ms). Default 5000. */
   readonly requestTimeoutMs?: number;
+  /** Credentials and TLS (broker-auth.ts), read at start; none when absent. */
+  readonly auth?: BrokerAuth;
 }
 
 /** Handles of a live connection. */
@@ -68,6 +71,11 @@ export class BrokerLink {
   /** The live session, when connected. */
   get current(): BrokerSession | undefined {
     return this.up ? this.session : undefined;
+  }
+
+  /** `--sync-url` as logged: without credentials written into it. */
+  get logUrl(): string {
+    return redactUrl(this.options.url);
   }
 
   /** The JetStream request timeout in use. */
@@ -146,7 +154,7 @@ export class BrokerLink {
         failures++;
         this.lastErrorText = errorText(err);
         const log = failures === 1 ? this.options.logger.warn : this.options.logger.debug;
-        log.call(this.options.logger, { url: this.options.url, err: this.lastErrorText, attempt: failures }, 'broker unreachable; retrying');
+        log.call(this.options.logger, { url: this.logUrl, err: this.lastErrorText, attempt: failures }, 'broker unreachable; retrying');
       }
       if (!this.closed) await sleep(this.options.clock, this.options.reconnectWaitMs ?? 500, this.abort.signal);
     }
@@ -167,6 +175,7 @@ export class BrokerLink {
       timeout: 2000,
       pingInterval: 10_000,
       maxPingOut: 3,
+      ...this.options.auth?.connectOptions(api),
     });
     if (this.closed) {
       await nc.close();
@@ -206,7 +215,10 @@ export class BrokerLink {
       try {
         await this.ensureStream(session.jsm);
         this.lastErrorText = null;
-        if (!this.up) this.options.logger.info({ url: this.options.url, stream: STREAM_NAME }, 'broker connected');
+        if (!this.up) {
+          const auth = this.options.auth;
+          this.options.logger.info({ url: this.logUrl, stream: STREAM_NAME, auth: auth?.kind ?? 'none', tls: auth?.tls ?? false }, 'broker connected');
+        }
         this.up = true;
         for (const l of this.upListeners) {
           try {
@@ -227,7 +239,7 @@ export class BrokerLink {
   private setDown(): void {
     if (!this.up) return;
     this.up = false;
-    this.options.logger.warn({ url: this.options.url }, 'broker disconnected');
+    this.options.logger.warn({ url: this.logUrl }, 'broker disconnected');
     for (const l of this.downListeners) l();
   }
 }

@@ -10,8 +10,13 @@
  *
  * A reader with its own rules dir (no watcher) writes what it receives to that dir, so it
  * restarts with it; with the watcher on, the dir belongs to the writer and nothing is written.
+ *
+ * Broker credentials and TLS (`--sync-token`, `--sync-user`/`--sync-password`,
+ * `--sync-creds-file`, `--sync-tls-ca`; broker-auth.ts) are read by `prepareSync`, so an
+ * unreadable file stops the start; `/health` and the log show `--sync-url` without credentials.
  */
 import type { Config } from '../config/index.js';
+import { readBrokerAuth, redactUrl, type BrokerAuth } from './broker-auth.js';
 import { BrokerConsumer } from './broker-consumer.js';
 import { BrokerLink } from './broker-link.js';
 import { BrokerPublisher } from './broker-publisher.js';
@@ -36,6 +41,11 @@ export type SyncConfig = Pick<
   | 'instanceId'
   | 'republishIntervalSecs'
   | 'multiTenancyEnabled'
+  | 'syncToken'
+  | 'syncUser'
+  | 'syncPassword'
+  | 'syncCredsFile'
+  | 'syncTlsCa'
 >;
 
 /**
@@ -99,6 +109,9 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
   // Until start() knows whether the NATS client loads, a configured broker shows as not connected.
   let brokerPending = config.syncUrl !== null && config.role !== 'standalone';
   if (config.syncUrl && config.role === 'standalone') broker = { enabled: false, reason: 'standalone instances do not synchronize' };
+  // Read now: an unreadable creds or CA file stops the start (ConfigError naming the flag and the file).
+  const auth: BrokerAuth | undefined = brokerPending ? readBrokerAuth(config) : undefined;
+  const shownUrl = config.syncUrl === null ? null : redactUrl(config.syncUrl);
 
   const watcher =
     config.watchRules && config.rulesDir && target.files
@@ -138,7 +151,7 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
       broker: link
         ? {
             enabled: true,
-            url: config.syncUrl,
+            url: shownUrl,
             subject_prefix: config.syncSubjectPrefix,
             connected: link.connected,
             last_error: link.lastError,
@@ -146,7 +159,7 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
             ...(con ?? {}),
           }
         : brokerPending
-          ? { enabled: true, url: config.syncUrl, subject_prefix: config.syncSubjectPrefix, connected: false, last_error: null }
+          ? { enabled: true, url: shownUrl, subject_prefix: config.syncSubjectPrefix, connected: false, last_error: null }
           : broker,
       watcher: w,
     };
@@ -160,20 +173,28 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
     }
     if (!config.syncUrl) return;
     if (config.role === 'standalone') {
-      logger.warn({ sync_url: config.syncUrl }, '--sync-url has no effect on a standalone instance (use --role writer or reader)');
+      logger.warn({ sync_url: shownUrl }, '--sync-url has no effect on a standalone instance (use --role writer or reader)');
       return;
     }
     const loaded = await loadNatsApi(options.natsModules ?? DEFAULT_NATS_MODULES);
     if (!loaded.ok) {
       logger.warn(
-        { sync_url: config.syncUrl, reason: loaded.reason },
+        { sync_url: shownUrl, reason: loaded.reason },
         'broker sync unavailable: the NATS client (@nats-io/transport-node, @nats-io/jetstream) is not installed; --sync-url has no effect',
       );
       broker = { enabled: false, reason: 'NATS client not installed' };
       brokerPending = false;
       return;
     }
-    link = new BrokerLink({ api: loaded.api, url: config.syncUrl, name: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger });
+    link = new BrokerLink({
+      api: loaded.api,
+      url: config.syncUrl,
+      name: config.instanceId,
+      prefix: config.syncSubjectPrefix,
+      clock,
+      logger,
+      ...(auth ? { auth } : {}),
+    });
     brokerPending = false;
     const common = { link, target, instanceId: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger };
     if (config.role === 'writer') {

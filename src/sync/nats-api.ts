@@ -103,6 +103,8 @@ export interface NatsApi {
   connect(options: Record<string, unknown>): Promise<NatsConnectionLike>;
   jetstream(nc: NatsConnectionLike, options?: Record<string, unknown>): JetStreamLike;
   jetstreamManager(nc: NatsConnectionLike, options?: Record<string, unknown>): Promise<JetStreamManagerLike>;
+  /** Builds the authenticator of a NATS credentials file (user JWT and NKey seed); `--sync-creds-file`. */
+  credsAuthenticator?(creds: Uint8Array): unknown;
 }
 
 /** Result of `loadNatsApi`. */
@@ -113,12 +115,13 @@ export async function loadNatsApi(names: NatsModuleNames = DEFAULT_NATS_MODULES)
   try {
     const transport = (await import(names.transport)) as Record<string, unknown>;
     const js = (await import(names.jetstream)) as Record<string, unknown>;
-    const { connect } = transport;
+    const { connect, credsAuthenticator } = transport;
     const { jetstream, jetstreamManager } = js;
     if (typeof connect !== 'function' || typeof jetstream !== 'function' || typeof jetstreamManager !== 'function') {
       return { ok: false, reason: `${names.transport} / ${names.jetstream} do not export connect, jetstream and jetstreamManager` };
     }
-    return { ok: true, api: { connect, jetstream, jetstreamManager } as unknown as NatsApi };
+    const creds = typeof credsAuthenticator === 'function' ? { credsAuthenticator } : {};
+    return { ok: true, api: { connect, jetstream, jetstreamManager, ...creds } as unknown as NatsApi };
   } catch (err) {
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   }

@@ -2,7 +2,8 @@
  * Starts a real `nats-server` with JetStream for the sync integration tests and the sync
  * benchmark: `nats-server -a 127.0.0.1 -p <free port> -js -sd <temp dir>`, stopped by its pid.
  * `restart()` starts it again on the same port and store dir (streams and durable consumers
- * survive), as after a broker outage.
+ * survive), as after a broker outage. `extraArgs` adds options (authentication: `--auth TOKEN`,
+ * `--user U --pass P`; TLS: `--tls --tlscert F --tlskey F`; or `-c FILE`, a config file).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,14 @@ export interface NatsServer {
   restart(): Promise<void>;
   /** Stops it and removes the store dir. */
   dispose(): Promise<void>;
+  /** Everything the server wrote (stdout and stderr) since its last start. */
+  output(): string;
+}
+
+/** Options of `startNatsServer`. */
+export interface NatsServerOptions {
+  /** Added after the default arguments (see the module comment). */
+  readonly extraArgs?: readonly string[];
 }
 
 /** A TCP port that was free a moment ago. */
@@ -41,7 +50,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts nats-server with JetStream on a free port and a fresh store dir. */
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'svc-nats-'));
   let child: ChildProcess | undefined;
@@ -49,7 +58,7 @@ export async function startNatsServer(): Promise<NatsServer> {
   const output: string[] = [];
 
   const launch = async () => {
-    const proc = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+    const proc = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...(options.extraArgs ?? [])], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
@@ -91,6 +100,7 @@ export async function startNatsServer(): Promise<NatsServer> {
       await stop();
       rmSync(storeDir, { recursive: true, force: true });
     },
+    output: () => output.join(''),
   };
 }
 

@@ -29,6 +29,8 @@ export interface ServerProcess {
   readonly logs: Record<string, unknown>[];
   /** Sends a signal and waits for exit; resolves to the exit code (or signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
+  /** Everything the process wrote so far, stdout and stderr, as raw text (JSON or not). */
+  output(): string;
   /** Resolves once a log line satisfies `pred`. */
   waitForLog(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
@@ -54,8 +56,10 @@ export async function startServer(args: string[], options: StartOptions = {}): P
   const stdout: Record<string, unknown>[] = [];
   const logs: Record<string, unknown>[] = [];
   const rawErr: string[] = [];
+  const rawOut: string[] = [];
   const waiters: Array<{ pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
+    rawOut.push(line);
     const v = parseLine(line);
     if (v) stdout.push(v);
   });
@@ -104,6 +108,7 @@ export async function startServer(args: string[], options: StartOptions = {}): P
     stdout,
     logs,
     waitForLog,
+    output: () => [...rawOut, ...rawErr].join('\n'),
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
       process.kill(child.pid!, signal);

@@ -6,7 +6,7 @@
  */
 import { loadNatsApi } from '../../src/sync/nats-api.js';
 import { http, startServer, tempDir, type ServerProcess, type StartOptions } from './server-process.js';
-import { startNatsServer, type NatsServer } from './nats-server.js';
+import { startNatsServer, type NatsServer, type NatsServerOptions } from './nats-server.js';
 
 /** A valid ruleset document; `code` lets a test tell versions apart by executing. */
 export function ruleset(name: string, version = '1.0.0', code = 'OK', extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -69,12 +69,12 @@ export class SyncCluster {
   nats: NatsServer | undefined;
 
   /** Starts this test's own nats-server (after checking that the NATS client is installed). */
-  async startNats(): Promise<NatsServer> {
+  async startNats(options: NatsServerOptions = {}): Promise<NatsServer> {
     const loaded = await loadNatsApi();
     if (!loaded.ok) {
       throw new Error(`broker sync needs the NATS client (@nats-io/transport-node, @nats-io/jetstream), which is not installed: ${loaded.reason}`);
     }
-    this.nats = await startNatsServer();
+    this.nats = await startNatsServer(options);
     return this.nats;
   }
 

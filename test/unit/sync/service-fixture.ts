@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { NO_METRICS } from '../../../src/service/ports.js';
 import type { Role } from '../../../src/service/role-guard.js';
 import { RuleService } from '../../../src/service/rule-service.js';
-import { DISABLED_SIGNATURE_POLICY } from '../../../src/signing/index.js';
+import { DISABLED_SIGNATURE_POLICY, type SignaturePolicy } from '../../../src/signing/index.js';
 import { FileStore, MemoryStore, type RuleStore, type StoreEvent } from '../../../src/store/index.js';
 
 /** A log line kept by `MemoryLogger`. */
@@ -53,8 +53,8 @@ export interface Fixture {
   cleanup(): void;
 }
 
-/** Builds a fixture; `persistent` gives it a fresh rules dir. */
-export async function makeFixture(options: { persistent?: boolean; role?: Role } = {}): Promise<Fixture> {
+/** Builds a fixture; `persistent` gives it a fresh rules dir; `signature`: the policy (default: off). */
+export async function makeFixture(options: { persistent?: boolean; role?: Role; signature?: SignaturePolicy } = {}): Promise<Fixture> {
   const dir = options.persistent ? mkdtempSync(join(tmpdir(), 'svc-sync-unit-')) : null;
   const store: RuleStore = dir ? new FileStore({ rulesDir: dir }) : new MemoryStore();
   const logger = new MemoryLogger();
@@ -66,7 +66,7 @@ export async function makeFixture(options: { persistent?: boolean; role?: Role }
       executionTimeoutMs: 5000,
       maxSteps: 10_000,
       maxBatchSize: 100,
-      signature: { ...DISABLED_SIGNATURE_POLICY },
+      signature: options.signature ?? { ...DISABLED_SIGNATURE_POLICY },
     },
     {
       store,

@@ -18,6 +18,11 @@ const base: SyncConfig = {
   instanceId: 'unit-1',
   republishIntervalSecs: 300,
   multiTenancyEnabled: false,
+  syncToken: null,
+  syncUser: null,
+  syncPassword: null,
+  syncCredsFile: null,
+  syncTlsCa: null,
 };
 const missing = { transport: 'svc-test-no-such-nats-transport', jetstream: 'svc-test-no-such-nats-jetstream' };
 
