@@ -110,7 +110,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (auth) closers.push(async () => auth.close());
   let httpUrl: string | null = null;
   if (!config.disableHttp) {
-    // HTTPS (docs/securing-tls.md): the PEM files are checked before anything listens.
+    // HTTPS (docs/securing.md): the PEM files are checked before anything listens.
     const https =
       config.httpTlsCert !== null && config.httpTlsKey !== null ? loadHttpsOptions(config.httpTlsCert, config.httpTlsKey, config.tlsClientCa) : null;
     const app = buildHttpApp(service, {

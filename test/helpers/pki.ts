@@ -1,6 +1,6 @@
 /**
  * A small certificate authority for TLS and mTLS tests, made with the `openssl` CLI in a temp
- * dir, with the same commands as docs/securing-tls.md: a CA, a server certificate for
+ * dir, with the same commands as docs/securing.md: a CA, a server certificate for
  * `localhost` and 127.0.0.1 (subjectAltName), a client certificate from the same CA, and a
  * client certificate from a second CA that the server does not trust.
  */
