@@ -3,6 +3,7 @@
  * loads the rules dir, starts listening, and shuts everything down in order.
  * No logic of its own lives here.
  */
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startAuth } from './auth/index.js';
@@ -145,9 +146,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     }
   }
 
-  // EXTENSIONS.md 1 "Warning": one line when a listener off loopback takes calls without credentials.
+  // EXTENSIONS.md 1 "Warning": one line when a listener off loopback takes calls without credentials;
+  // under svc-cluster only the first worker says it (the others share its port).
   const doors = openDoors(config);
-  if (doors.length > 0) logger.warn({ addresses: doors.map((d) => d.address) }, openDoorMessage(doors));
+  const firstWorker = !cluster.isWorker || cluster.worker?.id === 1;
+  if (doors.length > 0 && firstWorker) logger.warn({ addresses: doors.map((d) => d.address) }, openDoorMessage(doors));
 
   await sync.start();
   closers.push(() => sync.close());

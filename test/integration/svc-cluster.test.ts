@@ -2,7 +2,8 @@
  * svc-cluster (src/bin/svc-cluster.ts): two workers share one HTTP port, a ruleset
  * written through one worker is executed by both (shared rules dir, --watch-rules), SIGTERM
  * stops both gracefully (two server_stopped lines, exit 0), and configurations that several
- * workers cannot serve exit 2 with the reason.
+ * workers cannot serve exit 2 with the reason. The open-door warning is logged once, not once per
+ * worker.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -46,17 +47,19 @@ const RULESET = { config: { name: 'c', version: '1', entry_step: 'OK' }, steps: 
 test("two workers serve one port, see each other's writes and stop gracefully", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cluster-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [BIN, '--workers', '2', '--rules-dir', dir, '--watch-rules', '--http-addr', '127.0.0.1:0', '--disable-grpc'], {
+  const child = spawn(process.execPath, [BIN, '--workers', '2', '--rules-dir', dir, '--watch-rules', '--http-addr', '0.0.0.0:0', '--disable-grpc'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '' },
   });
   const stdout: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (l) => stdout.push(l));
   const urls: string[] = [];
+  const stderr: string[] = [];
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('workers did not listen within 20 s')), 20_000);
     createInterface({ input: child.stderr! }).on('line', (l) => {
+      stderr.push(l);
       try {
         const v = JSON.parse(l) as { msg?: string; url?: string };
         if (v.msg === 'http listening' && v.url) urls.push(v.url);
@@ -86,6 +89,8 @@ test("two workers serve one port, see each other's writes and stop gracefully", 
   }
   assert.equal(await exited, 0);
   assert.equal(stdout.filter((l) => l.includes('"event":"server_stopped"')).length, 2);
+  // Auth is off on 0.0.0.0: the open-door warning is said once, by the first worker, not per worker.
+  assert.equal(stderr.filter((l) => l.includes('authentication is off')).length, 1);
 });
 
 test('configurations several workers cannot serve exit 2 with the reason', () => {
