@@ -1,7 +1,7 @@
 /**
  * Authentication on the HTTP adapter (EXTENSIONS.md 1): each route's permission comes from its
  * route-table column, the check itself from the shared guard (src/auth/guard.ts). Both request
- * paths (the hot dispatcher and fastify's `onRequest`) call `checkRoute` before a byte of the
+ * paths (the hot dispatcher and fastify's `onRequest`) run `requestCheck` before a byte of the
  * body is read, so an unauthenticated caller cannot make the server parse a large body.
  */
 import type { IncomingMessage } from 'node:http';
@@ -28,17 +28,19 @@ export function routeCheck(route: Route, auth: HttpAuth): RouteCheck {
   return { need: route.permission, global: route.scope === 'global' };
 }
 
+/** Checks the caller of one request: its principal (a promise the first time a JWT is seen), or throws a ServiceError. */
+export type RequestCheck = (req: IncomingMessage) => Principal | Promise<Principal>;
+
 /**
- * Checks `req` for a route: the principal (a promise the first time a JWT is seen), or a
- * ServiceError thrown (401, 403, 429). The tenant is the request's (`X-Tenant-ID` in
- * multi-tenancy mode, else `default`), or every tenant for a global route.
+ * The check of `route`'s requests under `auth` (401, 403, 429 thrown), or null for an open
+ * route. The tenant is the request's (`X-Tenant-ID` in multi-tenancy mode, else `default`), or
+ * every tenant for a global route.
  */
-export function checkRoute(
-  auth: HttpAuth,
-  check: RouteCheck & { need: Permission },
-  req: IncomingMessage,
-  multiTenancy: boolean,
-): Principal | Promise<Principal> {
-  const authorization = req.headers.authorization;
-  return auth.guard.check(authorization, req.socket?.remoteAddress ?? null, check.need, check.global ? ALL_TENANTS : tenantOf(req, multiTenancy));
+export function requestCheck(route: Route, auth: HttpAuth, multiTenancy: boolean): RequestCheck | null {
+  const { need, global } = routeCheck(route, auth);
+  if (need === null) return null;
+  const guard = auth.guard;
+  return global
+    ? (req) => guard.check(req.headers.authorization, req.socket?.remoteAddress ?? null, need, ALL_TENANTS)
+    : (req) => guard.check(req.headers.authorization, req.socket?.remoteAddress ?? null, need, tenantOf(req, multiTenancy));
 }

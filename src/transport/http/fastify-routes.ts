@@ -5,7 +5,7 @@
  * off) are answered here.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
-import { checkRoute, routeCheck, type HttpAuth } from './auth.js';
+import { requestCheck, type HttpAuth } from './auth.js';
 import { setPrincipal } from './call-context.js';
 import { ServiceError } from '../../service/errors.js';
 import { checkAnswerText } from '../answer-bound.js';
@@ -35,14 +35,12 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[], d
 
 /** The `onRequest` hook checking a route's caller, or undefined for an open route. */
 function authHook(route: Route, { auth, multiTenancy }: RouteAuth): onRequestHookHandler | undefined {
-  const check = routeCheck(route, auth);
-  const need = check.need;
-  if (need === null) return undefined;
-  const c = { need, global: check.global };
+  const check = requestCheck(route, auth, multiTenancy);
+  if (check === null) return undefined;
   return (req, _reply, done) => {
     let principal;
     try {
-      principal = checkRoute(auth, c, req.raw, multiTenancy);
+      principal = check(req.raw);
     } catch (err) {
       done(err as Error);
       return;

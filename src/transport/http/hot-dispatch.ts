@@ -24,7 +24,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAnswerText } from '../answer-bound.js';
 import type { Principal } from '../../auth/index.js';
-import { checkRoute, routeCheck, type HttpAuth, type RouteCheck } from './auth.js';
+import { requestCheck, type HttpAuth, type RequestCheck } from './auth.js';
 import { callContextWith } from './call-context.js';
 import type { Drain } from './drain.js';
 import { closesEarly, errorAnswer, errorHeaders, type ReportUnexpected } from './errors.js';
@@ -55,21 +55,21 @@ interface HotMatcher {
   /** The path up to its parameter (the parameter is the last segment). */
   readonly prefix: string;
   readonly route: TextRoute;
-  /** The route's permission check with authentication on, else null. */
-  readonly check: RouteCheck | null;
+  /** The check of the route's callers with authentication on; null: auth off or an open route. */
+  readonly check: RequestCheck | null;
 }
 
 /** Longest path parameter (SPEC.md: ruleset names are 1-128 characters); fastify's router uses it too. */
 export const MAX_PATH_PARAM = 128;
 
 /** Compiles the hot routes of `routes` into matchers (once per adapter). */
-export function compileHotRoutes(routes: readonly Route[], auth?: HttpAuth): HotMatcher[] {
+export function compileHotRoutes(routes: readonly Route[], auth?: HttpAuth, multiTenancy = false): HotMatcher[] {
   const matchers: HotMatcher[] = [];
   for (const route of routes) {
     if (route.reply !== 'text' || route.hot !== true) continue;
     const param = paramName(route.path);
     if (route.requestSchema === 'none') throw new Error(`hot route ${route.id}: the hot dispatcher reads a JSON body`);
-    const check = auth === undefined ? null : routeCheck(route, auth);
+    const check = auth === undefined ? null : requestCheck(route, auth, multiTenancy);
     if (param === null) matchers.push({ method: route.method, exact: route.path, prefix: route.path, route, check });
     else if (route.path.endsWith(`/:${param}`))
       matchers.push({ method: route.method, exact: null, prefix: route.path.slice(0, -param.length - 1), route, check });
@@ -80,10 +80,9 @@ export function compileHotRoutes(routes: readonly Route[], auth?: HttpAuth): Hot
 
 /** Builds the hot dispatcher of one HTTP adapter over the hot routes of `routes`. */
 export function createHotDispatch(routes: readonly Route[], o: HotDispatchOptions): HotDispatch {
-  const { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain } = o;
+  const { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, auth } = o;
   const maxResponseBytes = deps.maxResponseBytes;
-  const auth = o.auth;
-  const matchers = compileHotRoutes(routes, auth);
+  const matchers = compileHotRoutes(routes, auth, multiTenancy);
   const count = matchers.length;
 
   const send = (res: ServerResponse, status: number, text: string, close: boolean, extra?: Readonly<Record<string, string>> | null): void => {
@@ -142,7 +141,7 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
     }
     if (matched === null || !isJsonType(req.headers['content-type']) || drain.closing) return false;
     const check = matched.check;
-    if (check === null || check.need === null) {
+    if (check === null) {
       serve(req, res, matched.route, param, undefined);
       return true;
     }
@@ -150,7 +149,7 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
     // unread body of an answered request.
     let principal: Principal | Promise<Principal>;
     try {
-      principal = checkRoute(auth as HttpAuth, check as RouteCheck & { need: NonNullable<RouteCheck['need']> }, req, multiTenancy);
+      principal = check(req);
     } catch (e) {
       sendError(req, res, e, false);
       return true;
