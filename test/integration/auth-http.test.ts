@@ -453,13 +453,13 @@ describe('HTTP authentication: the route table × every role', () => {
 });
 
 // ------------------------------------------------------------------ --auth-public-metrics
-describe('HTTP authentication: --auth-public-metrics', () => {
+describe('HTTP authentication: --auth-public-metrics; the check comes before the body is read', () => {
   const dir = tempDir('svc-auth-http-metrics-');
   let server: ServerProcess | undefined;
   let keys: KeysFile;
   before(async () => {
     keys = writeKeysFile(dir.path, ROLE_KEYS);
-    server = await startServer(['--disable-grpc', '--auth-keys-file', keys.path, '--auth-public-metrics']);
+    server = await startServer(['--disable-grpc', '--auth-keys-file', keys.path, '--auth-public-metrics', '--max-request-body-bytes', '1000']);
   });
   after(async () => {
     await server?.stop('SIGKILL');
@@ -476,6 +476,19 @@ describe('HTTP authentication: --auth-public-metrics', () => {
     assertUnauthenticated(await call(url, 'GET', `${API}/config/audit-sample-rate`), 'audit-sample-rate');
     assertUnauthenticated(await call(url, 'GET', `${API}/rulesets`), 'list');
     assertUnauthenticated(await call(url, 'POST', `${API}/eval`, { expression: '1' }), 'eval');
+  });
+
+  it('a body over --max-request-body-bytes or not JSON is 401 without a credential (413 / 400 with one), on both request paths', async () => {
+    const url = server!.url;
+    const admin = bearer(keys.keys['admin']!);
+    const big = JSON.stringify({ input: { pad: 'x'.repeat(5000) } });
+    for (const path of [`${API}/execute/any`, `${API}/execute/any?x=1`, `${API}/eval`, `${API}/eval?x=1`, `${API}/rulesets`]) {
+      assertUnauthenticated(await call(url, 'POST', path, big), `${path}: large body`);
+      assertUnauthenticated(await call(url, 'POST', path, '{not json'), `${path}: not JSON`);
+      const withKey = await call(url, 'POST', path, big, admin);
+      assert.equal(withKey.status, 413, `${path} with a key: ${withKey.text}`);
+      assert.equal((await call(url, 'POST', path, '{not json', admin)).status, 400, `${path} with a key: not JSON`);
+    }
   });
 });
 
