@@ -248,6 +248,45 @@ describe('HTTP authentication: the route table × every role', () => {
     });
   }
 
+  it('other spellings of a route are checked too: HEAD of every GET route, encoded path parameters and letters, a trailing slash or "?"', async () => {
+    for (const { route, mode } of ASSIGNED) {
+      if (route.method !== 'GET' || route.permission === 'public') continue;
+      const r = await call(servers[mode]!.url, 'HEAD', pathOf(route));
+      assert.equal(r.status, 401, `HEAD ${route.path}`);
+      assert.equal(r.headers['www-authenticate'], 'Bearer', `HEAD ${route.path}`);
+    }
+    const url = servers[0]!.url;
+    for (const [method, path] of [
+      ['GET', `${API}/%72ulesets`],
+      ['GET', `${API}/rulesets/`],
+      ['GET', `${API}/rulesets?`],
+      ['GET', `${API}/tenants/%61cme`],
+      ['GET', `${API}/rulesets/..%2F..%2Fhealth`],
+      ['POST', `${API}/execute/${MATRIX_RULESET.replace('m', '%6d')}`],
+      ['POST', `${API}/execute/a%2Fb`],
+    ] as const) {
+      const r = await call(url, method, path, method === 'POST' ? { input: { n: 2 } } : undefined);
+      assertUnauthenticated(r, `${method} ${path}`);
+    }
+  });
+
+  it('debug mode: a CORS preflight needs no credential and allows the Authorization header', async () => {
+    const mode = MODES.findIndex((m) => m.deps.debugMode);
+    const server = servers[mode];
+    assert.ok(server, 'the debug-mode server is running');
+    const r = await call(server.url, 'OPTIONS', `${API}/rulesets`, undefined, {
+      origin: 'http://console.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization, x-tenant-id',
+    });
+    assert.equal(r.status, 204, r.text);
+    assert.equal(r.headers['access-control-allow-origin'], '*');
+    assert.match(String(r.headers['access-control-allow-headers']), /\bauthorization\b/);
+    const get = await call(server.url, 'GET', `${API}/rulesets`, undefined, { origin: 'http://console.example', ...bearer(keys.keys['viewer']!) });
+    assert.equal(get.status, 200, get.text);
+    assert.equal(get.headers['access-control-allow-origin'], '*');
+  });
+
   it('the execution routes really run for an allowed role, on both request paths', async () => {
     const s = servers[0]!;
     const key = bearer(keys.keys['executor']!);
