@@ -428,6 +428,9 @@ describe('HTTP authentication: the route table × every role', () => {
       const retry = Number(r.headers['retry-after']);
       assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, `Retry-After: ${String(r.headers['retry-after'])}`);
     }
+    // the address is the socket's: X-Forwarded-For does not move the caller elsewhere
+    const forwarded = await call(s.url, 'GET', `${API}/rulesets`, undefined, { ...admin, 'x-forwarded-for': '203.0.113.9' }, from);
+    assert.equal(forwarded.status, 429, forwarded.text);
     const health = await call(s.url, 'GET', '/health', undefined, {}, from);
     assert.equal(health.status, 200, health.text);
     const elsewhere = await call(s.url, 'GET', `${API}/rulesets`, undefined, admin, '127.0.0.5');
@@ -497,7 +500,7 @@ describe('HTTP authentication: --auth-public-metrics; the check comes before the
   let server: ServerProcess | undefined;
   let keys: KeysFile;
   before(async () => {
-    keys = writeKeysFile(dir.path, ROLE_KEYS);
+    keys = writeKeysFile(dir.path, [...ROLE_KEYS, { id: 'acme-viewer', role: 'viewer', tenants: ['acme'] }]);
     server = await startServer(['--disable-grpc', '--auth-keys-file', keys.path, '--auth-public-metrics', '--max-request-body-bytes', '1000']);
   });
   after(async () => {
@@ -515,6 +518,13 @@ describe('HTTP authentication: --auth-public-metrics; the check comes before the
     assertUnauthenticated(await call(url, 'GET', `${API}/config/audit-sample-rate`), 'audit-sample-rate');
     assertUnauthenticated(await call(url, 'GET', `${API}/rulesets`), 'list');
     assertUnauthenticated(await call(url, 'POST', `${API}/eval`, { expression: '1' }), 'eval');
+  });
+
+  it('without multi-tenancy every request is for tenant "default": a key for ["acme"] is 403 missing_tenant "default"', async () => {
+    const url = server!.url;
+    const acme = bearer(keys.keys['acme-viewer']!);
+    assertForbidden(await call(url, 'GET', `${API}/rulesets`, undefined, { ...acme, 'x-tenant-id': 'acme' }), 'list', { tenant: 'default' });
+    assert.equal((await call(url, 'GET', `${API}/rulesets`, undefined, { ...bearer(keys.keys['viewer']!), 'x-tenant-id': 'acme' })).status, 200);
   });
 
   it('a body over --max-request-body-bytes or not JSON is 401 without a credential (413 / 400 with one), on both request paths', async () => {
