@@ -17,16 +17,23 @@
  * expressions get the same random and damaged values; every answer is OK or a status with the
  * catalog's `svc-error-code`, INTERNAL only for a specified execution error.
  *
- * Environment: HTTP_FUZZ_SEED (printed; replays a run), HTTP_FUZZ_RUNS (per generator, default 150).
+ * Authentication on (`--auth-keys-file`): the same bodies again (fewer of them), each request
+ * carrying a valid admin key; the same answers are allowed, and never a 401, 403 or 429.
+ *
+ * Environment: HTTP_FUZZ_SEED (printed; replays a run), HTTP_FUZZ_RUNS (per generator, default 150),
+ * HTTP_FUZZ_AUTH_RUNS (per generator with authentication on, default a fifth of HTTP_FUZZ_RUNS).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { connect, type GrpcOutcome, type TestClient } from '../helpers/grpc-client.js';
 import { http, startServer, tempDir, type ServerProcess } from '../helpers/server-process.js';
+import { bearer, writeKeysFile } from '../helpers/auth-fixtures.js';
 
 const SEED = Number(process.env['HTTP_FUZZ_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env['HTTP_FUZZ_RUNS'] ?? 150);
+/** Per generator in the run with authentication on (a fifth: it repeats the bodies of the run without). */
+const AUTH_RUNS = Number(process.env['HTTP_FUZZ_AUTH_RUNS'] ?? Math.max(10, Math.floor(RUNS / 5)));
 const API = '/api/v1';
 
 const LOAN = {
@@ -258,21 +265,27 @@ test(`random and damaged fields on the gRPC calls: OK, a catalog status, or INTE
   assert.equal(health.ok, true);
 });
 
-test(`random and damaged bodies on every body route: 2xx, a catalog 4xx, or one of SPEC.md's 500s (seed ${SEED})`, async () => {
-  console.log(`http fuzz: HTTP_FUZZ_SEED=${SEED}, ${RUNS} requests per generator`);
+/** Sends `runs` requests of every body generator to `base` (with `extra` headers); the statuses seen and the problems found. */
+async function fuzzBodies(base: string, runs: number, extra: Record<string, string> = {}): Promise<{ statuses: Map<number, number>; failures: string[] }> {
   const statuses = new Map<number, number>();
   const failures: string[] = [];
   let g = 0;
   for (const [name, gen] of Object.entries(GENERATORS)) {
-    const reqs = fc.sample(gen, { numRuns: RUNS, seed: SEED + g++ });
+    const reqs = fc.sample(gen, { numRuns: runs, seed: SEED + g++ });
     for (const req of reqs) {
-      const answer = await send(server.url, 'POST', req.path, req.body, req.headers);
+      const answer = await send(base, 'POST', req.path, req.body, { ...req.headers, ...extra });
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       const problem = problemOf(req.path, answer);
       if (problem !== null && failures.length < 10)
         failures.push(`${name}: ${problem}: POST ${req.path} ${req.body.slice(0, 300)}\n  -> ${answer.text.slice(0, 300)}`);
     }
   }
+  return { statuses, failures };
+}
+
+test(`random and damaged bodies on every body route: 2xx, a catalog 4xx, or one of SPEC.md's 500s (seed ${SEED})`, async () => {
+  console.log(`http fuzz: HTTP_FUZZ_SEED=${SEED}, ${RUNS} requests per generator`);
+  const { statuses, failures } = await fuzzBodies(server.url, RUNS);
   console.log(`http fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
   assert.deepEqual(failures, [], `replay with HTTP_FUZZ_SEED=${SEED}`);
   // The generators reach both sides: successes and refusals.
@@ -287,6 +300,36 @@ test(`random and damaged bodies on every body route: 2xx, a catalog 4xx, or one 
   const run = await http(server.url, 'POST', `${API}/execute/keep-untouched`, { input: INPUT });
   assert.equal(run.body.code, 'APPROVE');
   assert.equal(server.child.exitCode, null);
+});
+
+test(`authentication on: the same bodies with a valid admin key get the same kinds of answers, never 401/403/429 (seed ${SEED})`, async () => {
+  const dir = tempDir('svc-fuzz-auth-');
+  const keys = writeKeysFile(dir.path, [{ id: 'fuzz-admin', role: 'admin' }]);
+  const admin = bearer(keys.keys['fuzz-admin']!);
+  const authed = await startServer(['--disable-grpc', '--audit-sample-rate', '0', '--auth-keys-file', keys.path]);
+  try {
+    for (const doc of [LOAN, KEEP]) assert.equal((await http(authed.url, 'POST', `${API}/rulesets`, doc, admin)).status, 200);
+    const { statuses, failures } = await fuzzBodies(authed.url, AUTH_RUNS, admin);
+    console.log(
+      `http fuzz with auth: ${AUTH_RUNS} requests per generator, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+    );
+    assert.deepEqual(failures, [], `replay with HTTP_FUZZ_SEED=${SEED}`);
+    for (const refused of [401, 403, 429]) assert.equal(statuses.get(refused) ?? 0, 0, `no ${refused} for a valid admin key`);
+    assert.ok((statuses.get(200) ?? 0) > AUTH_RUNS, 'some requests succeed');
+    assert.ok((statuses.get(400) ?? 0) > AUTH_RUNS, 'many requests are refused with 400');
+
+    // Still up, authentication still on, and the ruleset nobody named is intact.
+    assert.equal((await http(authed.url, 'GET', '/health')).status, 200);
+    assert.equal((await http(authed.url, 'GET', `${API}/rulesets/keep-untouched`)).status, 401);
+    const kept = await http(authed.url, 'GET', `${API}/rulesets/keep-untouched`, undefined, admin);
+    assert.equal(kept.status, 200);
+    assert.deepEqual(kept.body, KEEP);
+    assert.equal((await http(authed.url, 'POST', `${API}/execute/keep-untouched`, { input: INPUT }, admin)).body.code, 'APPROVE');
+    assert.equal(authed.child.exitCode, null);
+  } finally {
+    await authed.stop('SIGKILL');
+    dir.remove();
+  }
 });
 
 const TENANT = { id: 'acme', name: 'ACME', enabled: true, qps_limit: 50, burst: 100, execution_timeout_ms: 250, max_rulesets: 20 };

@@ -66,6 +66,22 @@ describe('route table', () => {
     assert.deepEqual(ROUTES.map(key).sort(), Object.keys(CONTRACT).sort(), 'the table holds exactly the routes of the contract');
   });
 
+  it('authentication columns: permissions of the contract only, public exactly /health and /healthz/*, every admin route global', () => {
+    for (const r of ROUTES) assert.ok(['public', 'execute', 'read', 'write', 'admin'].includes(r.permission), `${key(r)}: permission ${String(r.permission)}`);
+    assert.deepEqual(
+      ROUTES.filter((r) => r.permission === 'public')
+        .map((r) => r.path)
+        .sort(),
+      ['/health', '/healthz/live', '/healthz/ready'],
+    );
+    for (const r of ROUTES) {
+      if (r.permission === 'public') assert.ok(r.path === '/health' || r.path.startsWith('/healthz/'), `${key(r)}: public`);
+      else assert.ok(r.path !== '/health' && !r.path.startsWith('/healthz/'), `${key(r)}: a health route is public`);
+      if (r.permission === 'admin') assert.equal(r.scope, 'global', `${key(r)}: an admin route is about every tenant`);
+      assert.ok(r.scope === undefined || r.scope === 'global', `${key(r)}: scope`);
+    }
+  });
+
   it('no two routes share a method and path, or an id', () => {
     const seen = new Set<string>();
     const ids = new Set<string>();
