@@ -18,7 +18,32 @@ export interface RulesetConfig {
   field_missing?: FieldMissing;
   /** Per-ruleset execution timeout in ms (0 disables); overrides the server default. */
   timeout_ms?: number;
+  /** Free-form data of the author (EXTENSIONS.md 2): the one place for keys svc does not know. */
+  metadata?: { [key: string]: JsonValue };
+  /** JSON Schema (draft 2020-12) of the input (EXTENSIONS.md 2 "Input schema"). */
+  input_schema?: { [key: string]: JsonValue } | boolean;
+  /** With a schema: `reject` (default) validates every input, `off` does not. */
+  input_validation?: 'reject' | 'off';
+  /** True: analysis warnings are 400 problems (EXTENSIONS.md 2 "Analysis"). */
+  strict?: boolean;
   [extra: string]: JsonValue | undefined;
+}
+
+/** What a stored test expects (EXTENSIONS.md 2 "Tests"). */
+export interface RulesetTestExpect {
+  code: string;
+  message?: string;
+  /** Subset match against the result's output. */
+  output?: { [key: string]: JsonValue };
+  /** The trace path text (`a -> b -> c`). */
+  path?: string;
+}
+
+/** One test stored in a ruleset document. */
+export interface RulesetTestDoc {
+  name: string;
+  input: { [key: string]: JsonValue };
+  expect: RulesetTestExpect;
 }
 
 /** One branch of a decision step. */
@@ -86,6 +111,8 @@ export interface SignatureBlock {
 export interface RulesetDoc {
   config: RulesetConfig;
   steps: Record<string, StepDoc>;
+  /** Tests that run before the document is stored (EXTENSIONS.md 2 "Tests"). */
+  tests?: RulesetTestDoc[];
   _signature?: SignatureBlock;
 }
 

@@ -53,6 +53,11 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.UNAUTHENTICATED,
     meaning: 'Authentication is on and the credential is missing, malformed, unknown or expired (the answer carries `WWW-Authenticate: Bearer`).',
   },
+  INPUT_INVALID: {
+    http: 400,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    meaning: "The input does not match the ruleset's `config.input_schema`; `problems` lists every mismatch as `{path, message}`.",
+  },
   FORBIDDEN: {
     http: 403,
     grpc: GrpcStatus.PERMISSION_DENIED,
@@ -71,6 +76,11 @@ export const ERROR_CATALOG = {
   },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: 'The request body is larger than --max-request-body-bytes.' },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body is not JSON.' },
+  TESTS_FAILED: {
+    http: 422,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    meaning: "A ruleset's own tests failed on create or update; nothing was stored. `failures` lists `{name, expected, actual}`.",
+  },
   RATE_LIMITED: {
     http: 429,
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,

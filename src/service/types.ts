@@ -46,6 +46,8 @@ export interface RulesetInfo {
 export interface PutResult {
   status: 'created' | 'updated';
   name: string;
+  /** Analysis warnings (EXTENSIONS.md 2); absent when there are none, so a clean answer stays SPEC's. */
+  warnings?: unknown[];
 }
 
 /** One item of a batch answer: a result, or an error in place. */

@@ -43,6 +43,7 @@ describe('error catalog', () => {
   it('matches the HTTP statuses of DECISIONS.md 3', () => {
     const http: Record<ErrorCode, number> = {
       BAD_REQUEST: 400,
+      INPUT_INVALID: 400,
       UNAUTHENTICATED: 401,
       FORBIDDEN: 403,
       NOT_FOUND: 404,
@@ -53,6 +54,7 @@ describe('error catalog', () => {
       CONFLICT: 409,
       PAYLOAD_TOO_LARGE: 413,
       UNSUPPORTED_MEDIA_TYPE: 415,
+      TESTS_FAILED: 422,
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
       TIMEOUT: 500,
