@@ -46,6 +46,8 @@ export function parseJwks(text: string): JSONWebKeySet {
   keys.forEach((k, i) => {
     if (k === null || typeof k !== 'object' || typeof (k as { kty?: unknown }).kty !== 'string') throw new JwksError(`keys[${i}] is not a JWK (no "kty")`);
     if ('d' in k) throw new JwksError(`keys[${i}] is a private key; the JWKS file must hold public keys only`);
+    // A symmetric (oct) key is a secret: HS256 is not accepted, and the file must not hold one.
+    if ('k' in k) throw new JwksError(`keys[${i}] is a secret (symmetric) key; the JWKS file must hold public keys only`);
   });
   return doc as JSONWebKeySet;
 }
