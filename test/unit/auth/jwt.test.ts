@@ -56,6 +56,24 @@ describe('JwtVerifier: algorithms and keys', () => {
     await refused(verifierFor([trusted]).verify(await signToken(other)), 'invalid_token');
   });
 
+  it('a token without kid, while the JWKS holds several keys of its type (rotation): the key whose signature checks is used', async () => {
+    const old = await makeSigningKey('ES256');
+    const current = await makeSigningKey('ES256');
+    const stranger = await makeSigningKey('ES256');
+    const noKid = (k: SigningKey) => ({ ...k.publicJwk, kid: undefined });
+    const v = new JwtVerifier({ keys: [noKid(old), noKid(current)] } as JSONWebKeySet, OPTIONS);
+    const sign = (k: SigningKey, expIn = 300) =>
+      new SignJWT({ svc_role: 'viewer', svc_tenants: ['*'] })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setSubject(`by-${k === old ? 'old' : k === current ? 'current' : 'stranger'}`)
+        .setExpirationTime(Math.floor(Date.now() / 1000) + expIn)
+        .sign(k.privateKey);
+    assert.equal((await v.verify(await sign(current))).id, 'by-current');
+    assert.equal((await v.verify(await sign(old))).id, 'by-old');
+    await refused(v.verify(await sign(stranger)), 'invalid_token');
+    await refused(v.verify(await sign(current, -60)), 'expired');
+  });
+
   it('refuses `alg: none` (empty and junk signature)', async () => {
     const key = await makeSigningKey('RS256');
     const now = Math.floor(Date.now() / 1000);
