@@ -12,11 +12,14 @@ import { makeKeyRecord } from '../../src/auth/index.js';
 /** The signature algorithms the server accepts. */
 export type JwtAlg = 'RS256' | 'ES256' | 'EdDSA';
 
+/** The private key type jose's `generateKeyPair` makes. */
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
 /** A signing key and the public JWK of it (with `kid`, `alg`, `use`). */
 export interface SigningKey {
   readonly alg: JwtAlg;
   readonly kid: string;
-  readonly privateKey: CryptoKey;
+  readonly privateKey: PrivateKey;
   readonly publicJwk: JWK;
   /** The private half as a JWK (for tests that put a private key where a public one belongs). */
   readonly privateJwk: JWK;

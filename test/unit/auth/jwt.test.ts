@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SignJWT, type JSONWebKeySet } from 'jose';
-import { JwtVerifier, JwtRefused, JwksError, parseJwks } from '../../../src/auth/jwt.js';
+import { JwtVerifier, JwtRefused, JwksError, parseJwks, type JwtOptions } from '../../../src/auth/jwt.js';
 import { PERMISSION_BITS } from '../../../src/auth/permissions.js';
 import { jwksOf, makeSigningKey, signToken, unsignedToken, type JwtAlg, type SigningKey } from '../../helpers/auth-jwt.js';
 
-const OPTIONS = { issuer: null, audience: null, roleClaim: 'svc_role', tenantsClaim: 'svc_tenants' };
+const OPTIONS: JwtOptions = { issuer: null, audience: null, roleClaim: 'svc_role', tenantsClaim: 'svc_tenants' };
 
-function verifierFor(keys: readonly SigningKey[], options: Partial<typeof OPTIONS> & { issuer?: string | null; audience?: string | null } = {}): JwtVerifier {
+function verifierFor(keys: readonly SigningKey[], options: Partial<JwtOptions> = {}): JwtVerifier {
   return new JwtVerifier(jwksOf(keys) as JSONWebKeySet, { ...OPTIONS, ...options });
 }
 
