@@ -46,6 +46,8 @@ export function parseJwks(text: string): JSONWebKeySet {
   keys.forEach((k, i) => {
     if (k === null || typeof k !== 'object' || typeof (k as { kty?: unknown }).kty !== 'string') throw new JwksError(`keys[${i}] is not a JWK (no "kty")`);
     if ('d' in k) throw new JwksError(`keys[${i}] is a private key; the JWKS file must hold public keys only`);
+    // A symmetric (oct) key is a secret: HS256 is not accepted, and the file must not hold one.
+    if ('k' in k) throw new JwksError(`keys[${i}] is a secret (symmetric) key; the JWKS file must hold public keys only`);
   });
   return doc as JSONWebKeySet;
 }
@@ -71,12 +73,25 @@ export class JwtVerifier {
   /** The principal of a valid token; rejects with `JwtRefused`. */
   async verify(token: string): Promise<Principal> {
     let payload: JWTPayload;
+    const verifyOptions = {
+      algorithms: [...JWT_ALGORITHMS],
+      clockTolerance: JWT_LEEWAY_SECS,
+      ...(this.options.issuer ? { issuer: this.options.issuer } : {}),
+      ...(this.options.audience ? { audience: this.options.audience } : {}),
+    };
     try {
-      ({ payload } = await jwtVerify(token, this.keys, {
-        algorithms: [...JWT_ALGORITHMS],
-        clockTolerance: JWT_LEEWAY_SECS,
-        ...(this.options.issuer ? { issuer: this.options.issuer } : {}),
-        ...(this.options.audience ? { audience: this.options.audience } : {}),
+      ({ payload } = await jwtVerify(token, this.keys, verifyOptions).catch(async (err: unknown) => {
+        // NOTE: a token without `kid` while the JWKS holds several keys of its type (a key
+        // rotation): jose hands over the candidates; the one whose signature checks wins.
+        if (!(err instanceof errors.JWKSMultipleMatchingKeys)) throw err;
+        for await (const key of err) {
+          try {
+            return await jwtVerify(token, key, verifyOptions);
+          } catch (inner) {
+            if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner;
+          }
+        }
+        throw new errors.JWSSignatureVerificationFailed();
       }));
     } catch (err) {
       throw new JwtRefused(err instanceof errors.JWTExpired ? 'expired' : 'invalid_token');

@@ -30,7 +30,7 @@ export interface GrpcHandlerOptions {
 
 /**
  * The permission each method of `rules.RuleService` needs with authentication on (the gRPC
- * column of the route table; test/unit/grpc/permissions.test.ts checks every method of the
+ * column of the route table; test/unit/transport/grpc/permissions.test.ts checks every method of the
  * proto has one). `Health` stays open, like HTTP `/health`.
  */
 export const GRPC_PERMISSIONS = {
