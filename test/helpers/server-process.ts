@@ -127,6 +127,29 @@ function parseLine(line: string): Record<string, unknown> | undefined {
 }
 
 /** A fresh temp dir; remove it with the returned function. */
+/** Runs `fn` with a server started with `args` and always stops it; resolves to its exit. */
+export async function withServer(args: string[], fn: (s: ServerProcess) => Promise<void>, options: StartOptions = {}): Promise<number | string> {
+  const server = await startServer(args, options);
+  try {
+    await fn(server);
+  } finally {
+    await server.stop();
+  }
+  return server.stop();
+}
+
+/** Starting must fail: resolves to the error text (exit code and stderr). */
+export async function startFails(args: string[]): Promise<string> {
+  let server: ServerProcess;
+  try {
+    server = await startServer(args);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  await server.stop();
+  throw new Error(`the server started with ${args.join(' ')}`);
+}
+
 export function tempDir(prefix = 'svc-test-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };

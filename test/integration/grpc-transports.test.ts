@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, makeSelfSignedCert, Status } from '../helpers/grpc-client.js';
 import { LOAN, postRulesets } from '../helpers/grpc-fixtures.js';
-import { http, startServer, tempDir, type ServerProcess } from '../helpers/server-process.js';
+import { http, startFails, tempDir, withServer } from '../helpers/server-process.js';
 
 const APPROVE = JSON.stringify({ user: { age: 30, country: 'US' } });
 
@@ -21,28 +21,6 @@ before(() => {
   tmp = tempDir('svc-grpc-');
 });
 after(() => tmp.remove());
-
-/** Runs `fn` with a started server and always stops it. */
-async function withServer(args: string[], fn: (s: ServerProcess) => Promise<void>): Promise<number | string> {
-  const server = await startServer(args);
-  try {
-    await fn(server);
-  } finally {
-    await server.stop();
-  }
-  return server.stop();
-}
-
-/** Starting must fail: resolves to the error text (exit code and stderr). */
-async function startFails(args: string[]): Promise<string> {
-  try {
-    const s = await startServer(args);
-    await s.stop();
-  } catch (err) {
-    return (err as Error).message;
-  }
-  assert.fail(`the server started with ${args.join(' ')}`);
-}
 
 describe('TLS', () => {
   let pem: ReturnType<typeof makeSelfSignedCert>;

@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import { connect, Status } from '../helpers/grpc-client.js';
 import { LOAN } from '../helpers/grpc-fixtures.js';
 import { makePki, type Pem, type Pki } from '../helpers/pki.js';
-import { startServer, tempDir, type ServerProcess } from '../helpers/server-process.js';
+import { startFails, startServer, tempDir, withServer, type ServerProcess } from '../helpers/server-process.js';
 
 const APPROVE = { input: { user: { age: 30, country: 'US' } } };
 
@@ -23,28 +23,6 @@ before(() => {
   pki = makePki(tmp.path);
 });
 after(() => tmp.remove());
-
-/** Runs `fn` with a started server and always stops it. */
-async function withServer(args: string[], fn: (s: ServerProcess) => Promise<void>, ephemeral = true): Promise<number | string> {
-  const server = await startServer(args, { ephemeral });
-  try {
-    await fn(server);
-  } finally {
-    await server.stop();
-  }
-  return server.stop();
-}
-
-/** Starting must fail: resolves to the error text (exit code and stderr). */
-async function startFails(args: string[]): Promise<string> {
-  try {
-    const s = await startServer(args);
-    await s.stop();
-  } catch (err) {
-    return (err as Error).message;
-  }
-  assert.fail(`the server started with ${args.join(' ')}`);
-}
 
 interface HttpsAnswer {
   status: number;
@@ -259,7 +237,7 @@ describe('open-door warning (authentication off, address not loopback)', () => {
         assert.match(String(line['msg']), /0\.0\.0\.0:0 \(HTTP\)/);
         assert.match(String(line['msg']), /--auth-keys-file or --auth-jwt-jwks-file/);
       },
-      false,
+      { ephemeral: false },
     );
   });
 
@@ -277,7 +255,7 @@ describe('open-door warning (authentication off, address not loopback)', () => {
       async (server) => {
         assert.equal((await started(server)).length, 0);
       },
-      false,
+      { ephemeral: false },
     );
   });
 });
