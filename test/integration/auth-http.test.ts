@@ -21,7 +21,6 @@
  * the server, so each test that fails authentication on purpose uses an address of its own.
  */
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { AuthRole, Permission } from '../../src/auth/index.js';
 import type { TenantManagerApi } from '../../src/service/tenant-manager.js';
@@ -30,6 +29,7 @@ import { activeRoutes, type Route, type RouteDeps } from '../../src/transport/ht
 import { ROUTES } from '../../src/transport/http/routes.js';
 import { JWT_LOOKING_TOKEN, ROLE_KEYS, UNKNOWN_KEY, bearer, writeKeysFile, type KeysFile } from '../helpers/auth-fixtures.js';
 import { startServer, tempDir, type ServerProcess } from '../helpers/server-process.js';
+import { rawRequest, type RawReply } from './http-support.js';
 
 const API = '/api/v1';
 
@@ -53,52 +53,10 @@ function rules(name: string, code = 'DONE'): Record<string, unknown> {
   };
 }
 
-/** An answer. */
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  body: any;
-}
-
 /** One request over a fresh connection from `from` (a loopback source address; default 127.0.0.1). */
-function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, from = '127.0.0.1'): Promise<Reply> {
-  const url = new URL(base);
+function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, from = '127.0.0.1'): Promise<RawReply> {
   const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: Number(url.port),
-        method,
-        path,
-        agent: false,
-        localAddress: from,
-        headers: {
-          ...(text !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const t = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = t.length > 0 ? JSON.parse(t) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: t, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(30_000, () => req.destroy(new Error(`no answer to ${method} ${path} within 30 s`)));
-    req.end(text);
-  });
+  return rawRequest(base, method, path, text, headers, false, from);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,7 +72,7 @@ async function waitForLine(lines: Record<string, unknown>[], pred: (l: Record<st
 }
 
 /** A 401 as the contract gives it. */
-function assertUnauthenticated(r: Reply, what: string): void {
+function assertUnauthenticated(r: RawReply, what: string): void {
   assert.equal(r.status, 401, `${what}: ${r.status} ${r.text}`);
   assert.equal(r.body?.code, 'UNAUTHENTICATED', `${what}: ${r.text}`);
   assert.equal(typeof r.body?.error, 'string', what);
@@ -122,7 +80,7 @@ function assertUnauthenticated(r: Reply, what: string): void {
 }
 
 /** A 403 naming the missing permission or tenant. */
-function assertForbidden(r: Reply, what: string, missing: { permission: string } | { tenant: string }): void {
+function assertForbidden(r: RawReply, what: string, missing: { permission: string } | { tenant: string }): void {
   assert.equal(r.status, 403, `${what}: ${r.status} ${r.text}`);
   assert.equal(r.body?.code, 'FORBIDDEN', `${what}: ${r.text}`);
   if ('permission' in missing) {
@@ -135,7 +93,7 @@ function assertForbidden(r: Reply, what: string, missing: { permission: string }
 }
 
 /** Any answer of the route itself (not an authentication or authorization refusal). */
-function assertPassed(r: Reply, what: string): void {
+function assertPassed(r: RawReply, what: string): void {
   assert.ok(r.status !== 401 && r.status !== 403 && r.status !== 429, `${what}: ${r.status} ${r.text}`);
 }
 

@@ -20,7 +20,8 @@ export interface RawReply {
 /**
  * Sends one request with node:http: the path is sent exactly as given (`/api/v1/rulesets/..`
  * stays as it is), the body as given (string or Buffer), `agent: false` (a fresh connection).
- * `chunked`: send the body with `Transfer-Encoding: chunked` (no Content-Length).
+ * `chunked`: send the body with `Transfer-Encoding: chunked` (no Content-Length). `from`: the
+ * local (source) address, e.g. another loopback address than 127.0.0.1.
  * Resolves with the answer; a connection reset after a complete answer still resolves.
  */
 export function rawRequest(
@@ -30,6 +31,7 @@ export function rawRequest(
   body?: string | Buffer,
   headers: Record<string, string> = {},
   chunked = false,
+  from?: string,
 ): Promise<RawReply> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
@@ -40,6 +42,7 @@ export function rawRequest(
         method,
         path,
         agent: false,
+        ...(from !== undefined ? { localAddress: from } : {}),
         headers: {
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(body !== undefined && !chunked ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
