@@ -3,6 +3,7 @@
  * optional issuer and audience, `exp`/`nbf` with 30 s leeway, never a network fetch. The role
  * and tenants come from configurable claims.
  */
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { isAuthRole, makePrincipal, type Principal } from './permissions.js';
 
@@ -48,6 +49,13 @@ export function parseJwks(text: string): JSONWebKeySet {
     if ('d' in k) throw new JwksError(`keys[${i}] is a private key; the JWKS file must hold public keys only`);
     // A symmetric (oct) key is a secret: HS256 is not accepted, and the file must not hold one.
     if ('k' in k) throw new JwksError(`keys[${i}] is a secret (symmetric) key; the JWKS file must hold public keys only`);
+    // NOTE: a key that does not import (an RSA key without `n`, a bad curve point) would
+    // otherwise load and then refuse every token signed with it, silently.
+    try {
+      createPublicKey({ key: k as JsonWebKey, format: 'jwk' });
+    } catch (err) {
+      throw new JwksError(`keys[${i}] is not a usable public key: ${(err as Error).message}`);
+    }
   });
   return doc as JSONWebKeySet;
 }

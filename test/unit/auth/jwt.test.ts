@@ -221,6 +221,19 @@ describe('parseJwks', () => {
     );
   });
 
+  it('refuses a public key that does not import (an RSA key without n, an EC point off the curve)', async () => {
+    const rsa = await makeSigningKey('RS256');
+    const ec = await makeSigningKey('ES256');
+    const { n: _n, ...noModulus } = rsa.publicJwk as Record<string, unknown>;
+    const offCurve = { ...(ec.publicJwk as Record<string, unknown>), y: Buffer.alloc(32, 7).toString('base64url') };
+    for (const bad of [noModulus, offCurve]) {
+      assert.throws(
+        () => parseJwks(JSON.stringify({ keys: [ec.publicJwk, bad] })),
+        (err: unknown) => err instanceof JwksError && /keys\[1\] is not a usable public key/.test(err.message),
+      );
+    }
+  });
+
   it('refuses no keys, no "keys", a key without kty, and text that is not JSON', () => {
     const cases: Array<[string, RegExp]> = [
       ['{"keys": []}', /non-empty "keys" array/],
