@@ -25,6 +25,7 @@ const LAYER: Readonly<Record<string, number>> = {
   cluster: 4,
   sync: 5,
   transport: 6,
+  cli: 7,
   bin: 7,
 };
 /** Layers that must stay pure: data in, data out. */

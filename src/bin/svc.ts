@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+/**
+ * svc: the command line for rule authors and CI (EXTENSIONS.md 2 "`svc` command"), on the
+ * same engine as the server: exec, eval, filter, push, pull. Exit codes: 0 done, 1 a rule,
+ * test or server said no, 2 usage error. Wiring only: the commands are in src/cli/.
+ */
+import { Command } from 'commander';
+import { evalCommand, execCommand, filterCommand, pullCommand, pushCommand } from '../cli/commands.js';
+import { createProgram, runCli } from '../signing/cli-support.js';
+import { initSvcCodec } from '../signing/index.js';
+
+const program = createProgram('svc', 'Run, check and publish svc rules from the command line');
+let run: () => Promise<number> = async () => 0;
+
+program
+  .command('exec')
+  .description('execute a rule file on an input, as POST /api/v1/execute/:name would')
+  .argument('<file>', 'rule file (.json, .yaml, .yml, .svc)')
+  .requiredOption('--input <json>', 'the input: JSON text, or @file')
+  .option('--trace', 'include the steps taken', false)
+  .action((file: string, opts: { input: string; trace: boolean }) => {
+    run = () => execCommand(file, opts);
+  });
+
+program
+  .command('eval')
+  .description('evaluate an expression, as POST /api/v1/eval would')
+  .argument('<expression>', 'the expression')
+  .option('--context <json>', 'the context: JSON text, or @file (default {})')
+  .action((expression: string, opts: { context?: string }) => {
+    run = () => evalCommand(expression, opts);
+  });
+
+program
+  .command('filter')
+  .description('turn a rule file and known input into a database filter, as POST /api/v1/rulesets/:name/filter would')
+  .argument('<file>', 'rule file')
+  .requiredOption('--known <json>', 'known_input: JSON text, or @file')
+  .requiredOption('--target <codes...>', 'target result codes (repeat or comma-separate)')
+  .option('--format <format>', 'sql, json or mongo (default sql)')
+  .option('--field-mapping <json>', 'field_mapping: JSON text, or @file')
+  .action((file: string, opts: { known: string; target: string[]; format?: string; fieldMapping?: string }) => {
+    run = () => filterCommand(file, opts);
+  });
+
+const remote = (c: Command): Command =>
+  c
+    .requiredOption('--server <url>', 'the server, e.g. http://localhost:8080')
+    .option('--token <token>', 'API key or JWT (default: the SVC_TOKEN variable, which keeps it off the process list)')
+    .option('--tenant <id>', 'tenant (X-Tenant-ID)');
+
+remote(
+  program
+    .command('push')
+    .description('upload every rule file under the paths; stops at the first refusal and says why')
+    .argument('<paths...>', 'rule files or directories'),
+).action((paths: string[], opts: { server: string; token?: string; tenant?: string }) => {
+  run = () => pushCommand(paths, opts);
+});
+
+remote(
+  program.command('pull').description('write every ruleset of the server as <dir>/<name>.json').argument('<dir>', 'directory (created when missing)'),
+).action((dir: string, opts: { server: string; token?: string; tenant?: string }) => {
+  run = () => pullCommand(dir, opts);
+});
+
+await initSvcCodec();
+await runCli(program, process.argv, () => run());
