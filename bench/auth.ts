@@ -113,10 +113,10 @@ async function main(): Promise<void> {
   const off = med(results.off, (x) => x.rps);
   const summary: SummaryRow[] = [];
   for (const m of ['key', 'jwt'] as const) {
-    const label = m === 'key' ? 'API key' : 'JWT (EdDSA)';
+    const label = m === 'key' ? 'an API key' : 'a JWT (EdDSA)';
     summary.push(
       throughputRow(
-        `POST /api/v1/execute/:name requests/s, auth on with an ${label}`,
+        `POST /api/v1/execute/:name requests/s, auth on with ${label}`,
         'req/s',
         med(results[m], (x) => x.rps),
         off,
