@@ -128,6 +128,8 @@ describe('input_schema over HTTP', () => {
     assert.equal(wrong.body.code, 'INPUT_INVALID');
     assert.deepEqual(wrong.body.problems, [{ path: 'user.age', message: 'must be >= 0' }]);
     assert.match(wrong.body.error, /^known_input does not match config\.input_schema: user\.age: must be >= 0$/);
+    const off = await http(server.url, 'POST', '/api/v1/rulesets/typed-off/filter', { known_input: { user: { age: -1 } }, target_results: ['ADULT'] });
+    assert.equal(off.status, 200, 'input_validation off: known_input is not validated either');
   });
 
   it('GET /schema: the schema as written, or an inferred one marked inferred', async () => {
