@@ -9,6 +9,7 @@ import { DerivedValues } from './derived.js';
 import type { ParsedExpression } from './expressions.js';
 import { buildGraph, type RulesetGraph } from './graph.js';
 import { deepFreeze, joinKey, setOwn } from './json.js';
+import type { InputSchema } from './input-schema.js';
 import { DEFAULT_VERSION, type FieldMissing, type RulesetDoc } from './model.js';
 import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, type ExecutionPlan } from './plan.js';
 import { RulesetValidationError } from './result.js';
@@ -41,6 +42,8 @@ export interface CompiledRuleset {
   readonly steps: ReadonlyMap<string, StepInfo>;
   /** Graph facts: successors, predecessors, terminals by code, reachable and cyclic steps. */
   readonly graph: RulesetGraph;
+  /** The compiled `config.input_schema` (EXTENSIONS.md 2 "Input schema"); null without one. */
+  readonly inputSchema: InputSchema | null;
   /** Values derived lazily by higher layers (the filter's prepared state), owned by this value. */
   readonly derived: DerivedValues;
   /** INTERNAL: the execution plan used by `execute`. Not part of the API; may change any time. */
@@ -148,6 +151,7 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     hasVariables: analysis.hasVariables,
     steps: infos,
     graph: buildGraph(infos, config.entry_step),
+    inputSchema: analysis.inputSchema,
     derived: new DerivedValues(),
     _plan: plan,
   });

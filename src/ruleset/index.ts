@@ -21,3 +21,5 @@ export { PLAN_KIND, STEP_KINDS, assertNever, stepExpressions, stepSuccessors, ty
 export { DerivedSlot, DerivedValues } from './derived.js';
 export { execute, type ExecuteOptions, type ExecutionStats, type LogSink } from './execute.js';
 export type { LogLevel } from './plan.js';
+export { InputSchema, type InputProblem } from './input-schema.js';
+export { inputSchemaAnswer, inferInputSchema, type InputSchemaAnswer } from './schema-infer.js';

@@ -10,6 +10,7 @@
 import type { JsonValue } from '../expr/ast.js';
 import { copyJson, isPlainObject, joinKey, setOwn } from './json.js';
 import { parseExpression, type ParsedExpression } from './expressions.js';
+import { checkInputSchema, type InputSchema } from './input-schema.js';
 import { isValidRulesetName, type FieldMissing } from './model.js';
 import { reservedNameReason } from './reserved-names.js';
 import type { Problem } from './result.js';
@@ -36,6 +37,8 @@ export interface Analysis {
   readonly fieldMissing: FieldMissing;
   /** True when some action step has a `set_variable` action. */
   readonly hasVariables: boolean;
+  /** The compiled `config.input_schema` (EXTENSIONS.md 2), null when there is none or it is invalid. */
+  readonly inputSchema: InputSchema | null;
 }
 
 /** Returns every structural problem of a ruleset document (empty when it is valid). */
@@ -51,7 +54,7 @@ export function analyzeRuleset(doc: unknown): Analysis {
   };
   if (!isPlainObject(doc)) {
     add(ROOT_PATH, 'must be a JSON object with config and steps');
-    return { problems, doc: null, exprs: new Map(), fieldMissing: 'lenient', hasVariables: false };
+    return { problems, doc: null, exprs: new Map(), fieldMissing: 'lenient', hasVariables: false, inputSchema: null };
   }
   // The copy proves the whole document is JSON and detaches it from the caller's object.
   const copy: JsonObject = {};
@@ -61,7 +64,9 @@ export function analyzeRuleset(doc: unknown): Analysis {
   }
   const checker = new Checker(add);
   checker.run(copy);
-  return { problems, doc: copy, exprs: checker.exprs, fieldMissing: checker.fieldMissing, hasVariables: checker.hasVariables };
+  // Input schema (EXTENSIONS.md 2): the schema compiled once, every path read checked against it.
+  const inputSchema = checkInputSchema(copy['config'], checker.exprs, add);
+  return { problems, doc: copy, exprs: checker.exprs, fieldMissing: checker.fieldMissing, hasVariables: checker.hasVariables, inputSchema };
 }
 
 function isObject(v: JsonValue | undefined): v is JsonObject {

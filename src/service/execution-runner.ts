@@ -14,6 +14,7 @@ import { ExecutionError, type ExecutionResult } from '../ruleset/result.js';
 import type { RuleRecord } from '../store/types.js';
 import { ReusableClock } from './batch-clock.js';
 import { ServiceError, toServiceError } from './errors.js';
+import { batchItemError, checkInput } from './input-check.js';
 import { isPlainObject } from './json-object.js';
 import type { ExecutionSpan, ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import type { TenancyPort } from './tenancy-port.js';
@@ -89,6 +90,8 @@ export class ExecutionRunner {
 
   /** One execution of `rec` on `input` (a JSON object). Throws a ServiceError. */
   run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
+    // Input schema (EXTENSIONS.md 2): the input is validated first, only when the ruleset has one.
+    if (rec.compiled.inputSchema !== null) checkInput(rec.compiled.inputSchema, input);
     if (this.traced !== null) return this.runTraced(ctx, rec, input, trace, this.traced);
     const { metrics } = this.deps;
     metrics.activeInc();
@@ -145,7 +148,7 @@ export class ExecutionRunner {
           // unexpected one is logged here, with its stack (a thrown one is logged by the transport).
           const cause = e.unexpected;
           if (cause !== undefined) this.deps.logger.error({ err: cause.message, stack: cause.stack, item: i }, 'unexpected error');
-          results[i] = { error: e.message, code: e.code };
+          results[i] = batchItemError(e);
         }
         ops += meter.ops;
       }

@@ -5,7 +5,7 @@
  */
 import { BudgetError, DEFAULT_BUDGET, ExprRuntimeError, ExprSyntaxError, armBudget, cachedEvaluator, disarmBudget, type BudgetLimits } from '../expr/index.js';
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
-import { compileRuleset } from '../ruleset/index.js';
+import { compileRuleset, inputSchemaAnswer, type InputSchemaAnswer } from '../ruleset/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
 import { isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
 import { RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
@@ -15,6 +15,7 @@ import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
+import { checkKnownInput } from './input-check.js';
 import { fromFilterError } from './filter-errors.js';
 import { isPlainObject } from './json-object.js';
 import type { ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
@@ -275,10 +276,18 @@ export class RuleService implements RuleServiceApi {
   filter(ctx: CallContext, name: string, request: unknown): FilterAnswer {
     const rec = this.record(ctx, name, 1);
     try {
-      return generateFilter(rec.compiled, parseFilterRequest(request));
+      const parsed = parseFilterRequest(request);
+      // Input schema (EXTENSIONS.md 2): the fields given in known_input are validated.
+      checkKnownInput(rec.compiled.inputSchema, parsed.known_input);
+      return generateFilter(rec.compiled, parsed);
     } catch (err) {
       throw fromFilterError(err);
     }
+  }
+
+  /** The input schema of a ruleset, or one inferred from the paths it reads (EXTENSIONS.md 2, ../ruleset/schema-infer.ts). */
+  inputSchema(ctx: CallContext, name: string): InputSchemaAnswer {
+    return inputSchemaAnswer(this.record(ctx, name).compiled);
   }
 
   // ---------------------------------------------------------------- config

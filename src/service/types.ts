@@ -7,6 +7,7 @@
 import type { JsonValue } from '../expr/ast.js';
 import type { FilterResponse } from '../filter/index.js';
 import type { RulesetDoc } from '../ruleset/model.js';
+import type { InputSchemaAnswer } from '../ruleset/schema-infer.js';
 import type { ExecutionResult } from '../ruleset/result.js';
 import type { VersionEntry } from '../store/types.js';
 
@@ -51,7 +52,7 @@ export interface PutResult {
 }
 
 /** One item of a batch answer: a result, or an error in place. */
-export type BatchItem = ExecutionResult | { error: string; code: string };
+export type BatchItem = ExecutionResult | { error: string; code: string; problems?: { path: string; message: string }[] };
 
 /** Answer of the batch endpoint (DECISIONS.md 3). */
 export interface BatchResult {
@@ -110,6 +111,8 @@ export interface RuleServiceApi {
   rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult>;
   getAuditSampleRate(ctx: CallContext): { sample_rate: number };
   setAuditSampleRate(ctx: CallContext, rate: unknown): { sample_rate: number; previous: number };
+  /** `GET /rulesets/:name/schema` (EXTENSIONS.md 2): the input schema, or one inferred. */
+  inputSchema(ctx: CallContext, name: string): InputSchemaAnswer;
   /** `/health` without checks (always answers). */
   health(): HealthInfo;
   /** Readiness: resolves to the health body, or throws NOT_READY whose details are the body. */

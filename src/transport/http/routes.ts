@@ -93,6 +93,16 @@ const SERVICE_ROUTES: readonly Route[] = [
     reply: 'json',
     handle: (d, ctx, name, body) => d.service.filter(ctx, name, body),
   },
+  // Input schema (EXTENSIONS.md 2): the schema, or one inferred from the paths read.
+  {
+    id: 'getInputSchema',
+    method: 'GET',
+    path: '/api/v1/rulesets/:name/schema',
+    permission: 'read',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: (d, ctx, name) => d.service.inputSchema(ctx, name),
+  },
   // ------------------------------------------------------------- execution
   // NOTE (speed): execute and eval are hot: their plain requests are answered by the hot
   // dispatcher, about 10 us of CPU less per request than through fastify (bench/NOTES.md).

@@ -41,6 +41,8 @@ const CONTRACT: Record<string, Permission> = {
   'PUT /api/v1/tenants/:id': 'admin',
   'DELETE /api/v1/tenants/:id': 'admin',
   'GET /api/v1/debug/rulesets/:name': 'read',
+  // Input schema (EXTENSIONS.md 2).
+  'GET /api/v1/rulesets/:name/schema': 'read',
 };
 
 const key = (r: Route): string => `${r.method} ${r.path}`;
