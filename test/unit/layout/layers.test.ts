@@ -22,6 +22,7 @@ const LAYER: Readonly<Record<string, number>> = {
   observe: 4,
   service: 4,
   auth: 4,
+  analysis: 4,
   cluster: 4,
   sync: 5,
   transport: 6,
