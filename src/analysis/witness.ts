@@ -24,10 +24,20 @@ function suggestions(lits: readonly Literal[]): JsonValue[] {
     else if (typeof v === 'string') out.push(`${v}~`, v.slice(0, -1), `a${v}`, `~${v}~`);
     if (v !== null) out.push([v]);
   };
+  const operands: JsonValue[] = [];
   for (const l of lits) {
     const atom = l.type === 'not' ? l.condition : l;
-    if ('value' in atom) near(atom.value);
-    else if ('values' in atom) for (const v of atom.values) near(v);
+    if ('value' in atom) operands.push(atom.value);
+    else if ('values' in atom) operands.push(...atom.values);
+  }
+  for (const v of operands) near(v);
+  // Pairs: a string between or joining two operands (`>= "b"` and `ends_with "a"`: "ba"), a
+  // number between two bounds.
+  for (const u of operands) {
+    for (const v of operands) {
+      if (typeof u === 'string' && typeof v === 'string') out.push(u + v);
+      else if (typeof u === 'number' && typeof v === 'number' && u < v) out.push((u + v) / 2);
+    }
   }
   return out;
 }
