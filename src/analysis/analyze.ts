@@ -39,8 +39,10 @@ export function analyzeRuleset(compiled: CompiledRuleset): readonly AnalysisWarn
 }
 
 /** Bounds of the witness search (per NO_MATCH_POSSIBLE step). */
-const MAX_WALK = 2000;
-const MAX_TRIES = 48;
+const MAX_WALK = 150;
+const TOTAL_WALK = 1000;
+const MAX_TRIES = 12;
+const LOCAL_TRIES = 6;
 const LEAVES_PER_PATH = 4;
 
 /** Per-analysis state: the conditions of each decision (built once) and the inputs tried. */
@@ -50,6 +52,8 @@ class Analysis {
   /** Input paths any expression reads (strict rulesets need each one present in a witness). */
   readonly fill: readonly string[];
   readonly fieldsByStep = new Map<string, string[]>();
+  /** Steps the witness searches may still walk, over the whole ruleset (bounds the analysis time). */
+  walkBudget = TOTAL_WALK;
 
   constructor(readonly compiled: CompiledRuleset) {
     this.known = nothingKnown(compiled);
@@ -116,7 +120,9 @@ function decisionWarnings(a: Analysis, step: DecisionInfo, at: string): Analysis
   const none = solve(earlier, 8);
   if (none.unsat) return out;
   const message = `step '${step.id}' has no default_next and some inputs make no branch true: they end in NO_MATCHING_BRANCH`;
-  const witness = findNoMatchWitness(a, step, earlier);
+  // First the step's own "no branch" conjunction alone (often reached as it is), then the paths.
+  let local = 0;
+  const witness = tryPath(a, step, [], earlier, () => ++local <= LOCAL_TRIES) ?? findNoMatchWitness(a, step, earlier);
   if (witness !== undefined) {
     out.push({ code: 'NO_MATCH_POSSIBLE', path: at, message, witness });
     return out;
@@ -138,8 +144,10 @@ function findNoMatchWitness(a: Analysis, target: DecisionInfo, none: readonly Pr
   let walked = 0;
   let tries = 0;
   const onPath = new Set<string>();
+  // NOTE (speed): only the steps from which the target can be reached are walked.
+  const leadsThere = stepsLeadingTo(compiled, target.id);
   const visit = (id: string, path: Path): Input | undefined => {
-    if (++walked > MAX_WALK || tries >= MAX_TRIES || onPath.has(id)) return undefined;
+    if (++walked > MAX_WALK || --a.walkBudget < 0 || tries >= MAX_TRIES || onPath.has(id) || !leadsThere.has(id)) return undefined;
     if (id === target.id) return tryPath(a, target, path, none, () => ++tries <= MAX_TRIES);
     const step = compiled.steps.get(id)!;
     onPath.add(id);
@@ -162,6 +170,21 @@ function findNoMatchWitness(a: Analysis, target: DecisionInfo, none: readonly Pr
     }
   };
   return visit(compiled.entryStep, []);
+}
+
+/** The steps from which `target` can be reached (`target` included). */
+function stepsLeadingTo(compiled: CompiledRuleset, target: string): Set<string> {
+  const seen = new Set([target]);
+  const stack = [target];
+  while (stack.length > 0) {
+    for (const from of compiled.graph.predecessors.get(stack.pop()!) ?? []) {
+      if (!seen.has(from)) {
+        seen.add(from);
+        stack.push(from);
+      }
+    }
+  }
+  return seen;
 }
 
 /** Candidates for one path to `target`: the leaves of its conjunction, each with a few fillers. */
@@ -200,11 +223,16 @@ function* variants(a: Analysis, target: DecisionInfo, base: Input): Generator<In
 
 /** True when executing `input` ends in NO_MATCHING_BRANCH at step `stepId`. */
 function endsInNoMatch(compiled: CompiledRuleset, input: Input, stepId: string): boolean {
+  // NOTE (speed): most candidates end in an error; its stack trace is never read here.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     execute(compiled, input, { clock: () => 0, timeoutMs: 0, maxSteps: 10_000 });
     return false;
   } catch (err) {
     return err instanceof ExecutionError && err.code === 'NO_MATCHING_BRANCH' && err.stepId === stepId;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 
