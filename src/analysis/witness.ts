@@ -15,36 +15,39 @@ export type Input = { [key: string]: JsonValue };
 /** Values worth trying for any field, after the ones the literals suggest. */
 const POOL: readonly JsonValue[] = Object.freeze([null, 0, 1, -1, '', 'x', true, false, 1000000, -1000000, 'zzzz', []]);
 
-/** Values the literals of one field suggest (their operands and their neighbours). */
+/**
+ * Values the literals of one field suggest, plainest first: their operands and neighbours, null,
+ * values joining two operands, the pool, and last the operands wrapped in a list (for `contains`).
+ */
 function suggestions(lits: readonly Literal[]): JsonValue[] {
-  const out: JsonValue[] = [];
-  const near = (v: JsonValue): void => {
-    out.push(v);
-    if (typeof v === 'number') out.push(v + 1, v - 1, v + 0.5, v - 0.5);
-    else if (typeof v === 'string') out.push(`${v}~`, v.slice(0, -1), `a${v}`, `~${v}~`);
-    if (v !== null) out.push([v]);
-  };
   const operands: JsonValue[] = [];
   for (const l of lits) {
     const atom = l.type === 'not' ? l.condition : l;
     if ('value' in atom) operands.push(atom.value);
     else if ('values' in atom) operands.push(...atom.values);
   }
-  for (const v of operands) near(v);
-  // Pairs: a string between or joining two operands (`>= "b"` and `ends_with "a"`: "ba"), a
-  // number between two bounds.
+  const out: JsonValue[] = [];
+  for (const v of operands) {
+    out.push(v);
+    if (typeof v === 'number') out.push(v + 1, v - 1, v + 0.5, v - 0.5);
+    else if (typeof v === 'string') out.push(`${v}~`, v.slice(0, -1), `a${v}`, `~${v}~`);
+  }
+  out.push(null);
+  // Pairs: a string joining two operands (`>= "b"` and `ends_with "a"`: "ba"), a number between two bounds.
   for (const u of operands) {
     for (const v of operands) {
       if (typeof u === 'string' && typeof v === 'string') out.push(u + v);
       else if (typeof u === 'number' && typeof v === 'number' && u < v) out.push((u + v) / 2);
     }
   }
+  out.push(...POOL);
+  for (const v of operands) if (v !== null) out.push([v]);
   return out;
 }
 
 /** A value satisfying every literal of one field, or undefined when none of the tried ones does. */
 export function pickValue(lits: readonly Literal[]): JsonValue | undefined {
-  for (const v of [...suggestions(lits), ...POOL]) if (lits.every((l) => decide(l, v) === true)) return v;
+  for (const v of suggestions(lits)) if (lits.every((l) => decide(l, v) === true)) return v;
   return undefined;
 }
 
