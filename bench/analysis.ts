@@ -100,5 +100,7 @@ cpu.sort((a, b) => a - b);
 const at = (q: number, xs = times): number => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const byCode: Record<string, number> = {};
 for (const w of warnings) byCode[w.code] = (byCode[w.code] ?? 0) + 1;
-console.log(`analysis of a ${Object.keys(doc.steps).length}-step ruleset: median ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms, max ${times[times.length - 1]!.toFixed(2)} ms over ${ROUNDS} rounds (target < 50 ms); CPU median ${at(0.5, cpu).toFixed(2)} ms`);
+console.log(
+  `analysis of a ${Object.keys(doc.steps).length}-step ruleset: median ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms, max ${times[times.length - 1]!.toFixed(2)} ms over ${ROUNDS} rounds (target < 50 ms); CPU median ${at(0.5, cpu).toFixed(2)} ms`,
+);
 console.log(`warnings: ${JSON.stringify(byCode)}`);

@@ -81,7 +81,11 @@ function computeWarnings(compiled: CompiledRuleset): AnalysisWarning[] {
   for (const step of compiled.steps.values()) {
     const at = joinKey('steps', step.id);
     if (!graph.reachable.has(step.id)) {
-      out.push({ code: 'UNREACHABLE_STEP', path: at, message: `step '${step.id}' is never reached: no path leads to it from the entry step '${compiled.entryStep}'` });
+      out.push({
+        code: 'UNREACHABLE_STEP',
+        path: at,
+        message: `step '${step.id}' is never reached: no path leads to it from the entry step '${compiled.entryStep}'`,
+      });
     }
     const cycle = cycles.get(step.id);
     if (cycle !== undefined) out.push(cycle);
@@ -314,7 +318,14 @@ function componentOf(compiled: CompiledRuleset, id: string): Set<string> {
   const reach = (edges: ReadonlyMap<string, readonly string[]>): Set<string> => {
     const seen = new Set([id]);
     const stack = [id];
-    while (stack.length > 0) for (const n of edges.get(stack.pop()!) ?? []) if (cyclic.has(n) && !seen.has(n)) (seen.add(n), stack.push(n));
+    while (stack.length > 0) {
+      for (const n of edges.get(stack.pop()!) ?? []) {
+        if (cyclic.has(n) && !seen.has(n)) {
+          seen.add(n);
+          stack.push(n);
+        }
+      }
+    }
     return seen;
   };
   const fwd = reach(successors);

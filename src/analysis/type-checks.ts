@@ -115,7 +115,10 @@ export function typeMismatches(compiled: CompiledRuleset): AnalysisWarning[] {
     const first = list[0]!;
     const other = list.find((u) => u.type !== first.type);
     if (other === undefined) continue;
-    warn(other.at, `field '${field}' is compared with a ${other.type} here and with a ${first.type} at ${first.at} (equality and ordering never hold across types: is one literal quoted by mistake?)`);
+    warn(
+      other.at,
+      `field '${field}' is compared with a ${other.type} here and with a ${first.type} at ${first.at} (equality and ordering never hold across types: is one literal quoted by mistake?)`,
+    );
   }
   return out;
 }

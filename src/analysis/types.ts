@@ -5,14 +5,7 @@
 import type { JsonValue } from '../expr/ast.js';
 
 /** Every warning code, in the order the docs list them. */
-export const WARNING_CODES = Object.freeze([
-  'UNREACHABLE_STEP',
-  'DEAD_BRANCH',
-  'SHADOWED_DEFAULT',
-  'NO_MATCH_POSSIBLE',
-  'TYPE_MISMATCH',
-  'CYCLE',
-] as const);
+export const WARNING_CODES = Object.freeze(['UNREACHABLE_STEP', 'DEAD_BRANCH', 'SHADOWED_DEFAULT', 'NO_MATCH_POSSIBLE', 'TYPE_MISMATCH', 'CYCLE'] as const);
 
 /** A warning code. */
 export type WarningCode = (typeof WARNING_CODES)[number];

@@ -19,4 +19,3 @@ export function assertWitness(compiled: CompiledRuleset, w: AnalysisWarning): vo
     assert.equal(err.stepId, step);
   }
 }
-

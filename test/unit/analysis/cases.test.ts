@@ -53,8 +53,12 @@ const files = readdirSync(DIR)
 test('golden analysis files exist and cover every warning code', () => {
   assert.ok(files.length >= 5, `expected case files in ${DIR}`);
   const seen = new Set<string>();
-  for (const f of files) for (const c of (parseYaml(readFileSync(join(DIR, f), 'utf8')) as CaseFile).cases) for (const w of c.warnings) if (w.absent !== true) seen.add(w.code);
-  assert.deepEqual([...WARNING_CODES].filter((c) => !seen.has(c)), []);
+  for (const f of files)
+    for (const c of (parseYaml(readFileSync(join(DIR, f), 'utf8')) as CaseFile).cases) for (const w of c.warnings) if (w.absent !== true) seen.add(w.code);
+  assert.deepEqual(
+    [...WARNING_CODES].filter((c) => !seen.has(c)),
+    [],
+  );
 });
 
 for (const file of files) {

@@ -29,7 +29,7 @@ const LAYER: Readonly<Record<string, number>> = {
   bin: 7,
 };
 /** Layers that must stay pure: data in, data out. */
-const PURE = ['expr', 'ruleset', 'filter'];
+const PURE = ['expr', 'ruleset', 'filter', 'analysis'];
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
