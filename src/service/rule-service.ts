@@ -12,6 +12,7 @@ import { RulesetValidationError, type ExecutionResult } from '../ruleset/result.
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
+import { analysisGate, analysisOf } from './analysis-gate.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
@@ -22,6 +23,7 @@ import type { ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from
 import { RoleGuard, type Role } from './role-guard.js';
 import type { TenancyPort, TenantSyncPort } from './tenancy-port.js';
 import type {
+  AnalysisResult,
   BatchResult,
   CallContext,
   EvalResult,
@@ -137,6 +139,11 @@ export class RuleService implements RuleServiceApi {
     return this.record(ctx, name).doc;
   }
 
+  /** EXTENSIONS.md 2 "Analysis": the warnings of the stored version. */
+  analysis(ctx: CallContext, name: string): AnalysisResult {
+    return analysisOf(this.record(ctx, name).compiled);
+  }
+
   async versions(ctx: CallContext, name: string): Promise<VersionsResult> {
     const rec = this.record(ctx, name);
     const history = this.deps.store.history;
@@ -156,6 +163,8 @@ export class RuleService implements RuleServiceApi {
       throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
     }
     const record = this.compileRecord(ctx.tenant, body, headerBlock(headerSignature));
+    // EXTENSIONS.md 2 "Analysis": the warnings of the answer, or 400 with config.strict.
+    const analysis = analysisGate(record.compiled);
     // Tenant max_rulesets: creating one more is refused; updating an existing one is not. Checked
     // by the store under its write lock, so creates in flight together cannot overshoot it.
     const tenancy = this.tenancy;
@@ -171,7 +180,7 @@ export class RuleService implements RuleServiceApi {
         ...callerFields(ctx),
       });
     }
-    return { status: outcome.created ? 'created' : 'updated', name: record.name };
+    return { status: outcome.created ? 'created' : 'updated', name: record.name, ...analysis };
   }
 
   async deleteRuleset(ctx: CallContext, name: string): Promise<void> {

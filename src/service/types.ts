@@ -4,6 +4,7 @@
  * encode) and by the sync adapters. Every method throws `ServiceError` (./errors.ts) and nothing
  * else. Metrics, audit and tracing are attached inside the façade, once for all transports.
  */
+import type { AnalysisWarning } from '../analysis/index.js';
 import type { JsonValue } from '../expr/ast.js';
 import type { FilterResponse } from '../filter/index.js';
 import type { RulesetDoc } from '../ruleset/model.js';
@@ -41,6 +42,11 @@ export interface RulesetInfo {
   name: string;
   version: string;
   description: string | null;
+}
+
+/** Answer of `GET /api/v1/rulesets/:name/analysis` (EXTENSIONS.md 2 "Analysis"). */
+export interface AnalysisResult {
+  warnings: AnalysisWarning[];
 }
 
 /** Answer of `POST /rulesets`. */
@@ -108,6 +114,8 @@ export interface RuleServiceApi {
   /** Filter endpoint (SPEC.md "POST /rulesets/:name/filter"); `request` is the raw body. */
   filter(ctx: CallContext, name: string, request: unknown): FilterAnswer;
   versions(ctx: CallContext, name: string): Promise<VersionsResult>;
+  /** EXTENSIONS.md 2 "Analysis": `{warnings}` of the stored version. */
+  analysis(ctx: CallContext, name: string): AnalysisResult;
   rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult>;
   getAuditSampleRate(ctx: CallContext): { sample_rate: number };
   setAuditSampleRate(ctx: CallContext, rate: unknown): { sample_rate: number; previous: number };

@@ -75,6 +75,16 @@ const SERVICE_ROUTES: readonly Route[] = [
     reply: 'json',
     handle: (d, ctx, name) => d.service.versions(ctx, name),
   },
+  // EXTENSIONS.md 2 "Analysis": the warnings of the stored version.
+  {
+    id: 'getAnalysis',
+    method: 'GET',
+    path: '/api/v1/rulesets/:name/analysis',
+    permission: 'read',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: (d, ctx, name) => d.service.analysis(ctx, name),
+  },
   {
     id: 'rollback',
     method: 'POST',

@@ -24,6 +24,7 @@ const CONTRACT: Record<string, Permission> = {
   'GET /api/v1/rulesets/:name': 'read',
   'DELETE /api/v1/rulesets/:name': 'write',
   'GET /api/v1/rulesets/:name/versions': 'read',
+  'GET /api/v1/rulesets/:name/analysis': 'read',
   'POST /api/v1/rulesets/:name/rollback': 'write',
   'POST /api/v1/rulesets/:name/filter': 'execute',
   'POST /api/v1/execute/:name': 'execute',

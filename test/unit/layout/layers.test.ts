@@ -22,6 +22,7 @@ const LAYER: Readonly<Record<string, number>> = {
   observe: 4,
   service: 4,
   auth: 4,
+  analysis: 4,
   cluster: 4,
   sync: 5,
   transport: 6,
@@ -29,7 +30,7 @@ const LAYER: Readonly<Record<string, number>> = {
   bin: 7,
 };
 /** Layers that must stay pure: data in, data out. */
-const PURE = ['expr', 'ruleset', 'filter'];
+const PURE = ['expr', 'ruleset', 'filter', 'analysis'];
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
