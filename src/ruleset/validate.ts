@@ -13,6 +13,8 @@ import { parseExpression, type ParsedExpression } from './expressions.js';
 import { isValidRulesetName, type FieldMissing } from './model.js';
 import { reservedNameReason } from './reserved-names.js';
 import type { Problem } from './result.js';
+import { checkStrictKeys } from './strict-keys.js';
+import { checkTestsShape } from './test-shape.js';
 
 /** Location used for a problem with the document as a whole. */
 export const ROOT_PATH = 'ruleset';
@@ -61,6 +63,10 @@ export function analyzeRuleset(doc: unknown): Analysis {
   }
   const checker = new Checker(add);
   checker.run(copy);
+  // EXTENSIONS.md 2 "Strict documents" and "Tests": unknown keys (with did-you-mean), the types
+  // of the authoring config keys, the shape of `tests`.
+  checkStrictKeys(copy, add);
+  checkTestsShape(copy['tests'], add);
   return { problems, doc: copy, exprs: checker.exprs, fieldMissing: checker.fieldMissing, hasVariables: checker.hasVariables };
 }
 
