@@ -8,6 +8,7 @@ import type { JsonValue } from '../expr/ast.js';
 import type { FilterResponse } from '../filter/index.js';
 import type { RulesetDoc } from '../ruleset/model.js';
 import type { ExecutionResult } from '../ruleset/result.js';
+import type { TestReport } from '../ruleset/testing.js';
 import type { VersionEntry } from '../store/types.js';
 
 /** Who is calling: resolved by the transport before calling the façade. */
@@ -107,6 +108,8 @@ export interface RuleServiceApi {
   /** Filter endpoint (SPEC.md "POST /rulesets/:name/filter"); `request` is the raw body. */
   filter(ctx: CallContext, name: string, request: unknown): FilterAnswer;
   versions(ctx: CallContext, name: string): Promise<VersionsResult>;
+  /** Runs a ruleset's tests (stored, or `{tests}` from `body`) with coverage (EXTENSIONS.md 2 "Tests"). */
+  testRuleset(ctx: CallContext, name: string, body: unknown): TestReport;
   rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult>;
   getAuditSampleRate(ctx: CallContext): { sample_rate: number };
   setAuditSampleRate(ctx: CallContext, rate: unknown): { sample_rate: number; previous: number };
