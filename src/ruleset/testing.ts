@@ -1,13 +1,13 @@
 /**
- * A ruleset's own tests (EXTENSIONS.md 2 "Tests"): the shape of the `tests` array, and the
- * runner the server (before a create or update is stored, and `POST .../test`) and the `svc
+ * A ruleset's own tests (EXTENSIONS.md 2 "Tests"): the runner the server (before a create or update is stored, and `POST .../test`) and the `svc
  * test` command call: `runTests(compiled, tests, options)` gives every result and the coverage
  * of steps, branches and terminals. Pure: the clock comes in with the execution options.
  *
  * Coverage comes from the traces of the test runs only: each test runs traced, the trace path
  * says which steps it visited, and the traced walk's branch log says which branch of each
  * decision it took (a decision's `default_next` counts as a branch). A test that fails with an
- * execution error has no trace and covers nothing.
+ * execution error has no trace and covers nothing. The shape of a `tests` array is checked by
+ * ./test-shape.ts (validation runs it on every document).
  */
 import type { JsonValue } from '../expr/ast.js';
 import type { CompiledRuleset } from './compile.js';
