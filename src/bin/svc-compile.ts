@@ -3,8 +3,9 @@
  * svc-compile: compiles a JSON or YAML rule file to the binary `.svc` format (DECISIONS.md 6).
  * With `-k` the output is signed with that private key. Without it, a signed input keeps its
  * signature, but only when the signature matches the rule (checked against the public key it
- * names); otherwise nothing is written. Exit codes: 0 compiled, 1 invalid input or signature,
- * 2 usage or I/O error.
+ * names); otherwise nothing is written. An invalid ruleset (the server's validation, strict keys
+ * included) is refused with every problem on its own line. Exit codes: 0 compiled, 1 invalid
+ * input, ruleset or signature, 2 usage or I/O error.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -14,6 +15,8 @@ import { RuleFileError, ruleFileFormat } from '../signing/rule-file.js';
 import { CompileError, compileRuleFile } from '../signing/rule-file-ops.js';
 import { decodeSvc, initSvcCodec } from '../signing/svc-format.js';
 import { atomicWrite } from '../store/atomic-write.js';
+import { validateRuleset } from '../ruleset/validate.js';
+import { decodeRuleFile } from '../signing/rule-file.js';
 
 interface CompileOptions {
   input: string;
@@ -45,6 +48,8 @@ await runCli<CompileOptions>(program, process.argv, async (opts) => {
   await initSvcCodec();
   let result;
   try {
+    // EXTENSIONS.md 2: a ruleset the server would refuse is not compiled.
+    refuseInvalid(opts.input, decodeRuleFile(opts.input, bytes));
     result = compileRuleFile(opts.input, bytes, key);
   } catch (err) {
     if (err instanceof RuleFileError || err instanceof CompileError) throw new CliError(err.message, EXIT_FAILED);
@@ -65,3 +70,14 @@ await runCli<CompileOptions>(program, process.argv, async (opts) => {
   process.stdout.write(`compiled ${opts.input} -> ${output} (${how})\n`);
   return EXIT_OK;
 });
+
+/** Throws (exit 1) when the document has validation problems: one line per problem, `file: path: message`. */
+function refuseInvalid(input: string, doc: unknown): void {
+  const problems = validateRuleset(doc);
+  if (problems.length === 0) return;
+  const lines = problems.map((p) => `${input}: ${p.path}: ${p.message}`).join('\n');
+  throw new CliError(
+    `${input}: invalid ruleset (${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}); refusing to compile\n${lines}`,
+    EXIT_FAILED,
+  );
+}

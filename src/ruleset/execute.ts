@@ -40,6 +40,12 @@ export interface ExecuteOptions {
   /** Sink of `log` actions; without it they are dropped. */
   log?: LogSink;
   /**
+   * Traced executions only (EXTENSIONS.md 2 "Tests", coverage): receives, for each decision the
+   * walk passes, the index of the branch taken, or -1 for its `default_next`; one entry per
+   * decision in the trace path, in order. Ignored by the untraced walk.
+   */
+  branchLog?: number[];
+  /**
    * Filled at the end of the execution, also when it fails. One object may serve every
    * execution of a caller: `execute` is synchronous, so read it right after the call.
    */
@@ -124,13 +130,18 @@ function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOpti
   let visited = 1;
   let last = start;
   let output: Record<string, JsonValue>;
+  const branchLog = options.branchLog;
   try {
     for (;;) {
       const kind = node.kind;
       if (kind === DECISION) {
         const v = node.test(input, vars);
-        node = (v === true || (v !== false && truthy(v)) ? node.then : node.else)!;
+        const taken = v === true || (v !== false && truthy(v));
+        // Test coverage (EXTENSIONS.md 2): which branch was taken, -1 for `default_next`.
+        if (branchLog !== undefined && taken) branchLog.push(node.branch);
+        node = (taken ? node.then : node.else)!;
         if (node.cont) continue;
+        if (branchLog !== undefined && !taken) branchLog.push(-1);
       } else if (kind === ACTION) {
         node = act(node, input, vars, plan, options.log);
       } else if (kind === TERMINAL) {

@@ -14,6 +14,8 @@ import { checkInputSchema, type InputSchema } from './input-schema.js';
 import { isValidRulesetName, type FieldMissing } from './model.js';
 import { reservedNameReason } from './reserved-names.js';
 import type { Problem } from './result.js';
+import { checkStrictKeys } from './strict-keys.js';
+import { checkTestsShape } from './test-shape.js';
 
 /** Location used for a problem with the document as a whole. */
 export const ROOT_PATH = 'ruleset';
@@ -66,6 +68,10 @@ export function analyzeRuleset(doc: unknown): Analysis {
   checker.run(copy);
   // Input schema (EXTENSIONS.md 2): the schema compiled once, every path read checked against it.
   const inputSchema = checkInputSchema(copy['config'], checker.exprs, add);
+  // EXTENSIONS.md 2 "Strict documents" and "Tests": unknown keys (with did-you-mean), the types
+  // of the authoring config keys, the shape of `tests`.
+  checkStrictKeys(copy, add);
+  checkTestsShape(copy['tests'], add);
   return { problems, doc: copy, exprs: checker.exprs, fieldMissing: checker.fieldMissing, hasVariables: checker.hasVariables, inputSchema };
 }
 

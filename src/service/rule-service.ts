@@ -9,6 +9,7 @@ import { compileRuleset, inputSchemaAnswer, type InputSchemaAnswer } from '../ru
 import type { CompiledRuleset } from '../ruleset/compile.js';
 import { isValidRulesetName, type RulesetDoc, type SignatureBlock } from '../ruleset/model.js';
 import { RulesetValidationError, type ExecutionResult } from '../ruleset/result.js';
+import type { TestReport, TestRunOptions } from '../ruleset/testing.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
@@ -19,6 +20,7 @@ import { ExecutionRunner } from './execution-runner.js';
 import { checkKnownInput } from './input-check.js';
 import { fromFilterError } from './filter-errors.js';
 import { isPlainObject } from './json-object.js';
+import { assertOwnTestsPass, requestedTests, testReport } from './ruleset-tests.js';
 import type { ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
 import type { TenancyPort, TenantSyncPort } from './tenancy-port.js';
@@ -165,6 +167,8 @@ export class RuleService implements RuleServiceApi {
     const record = this.compileRecord(ctx.tenant, body, headerBlock(headerSignature));
     // EXTENSIONS.md 2 "Analysis": the warnings of the answer, or 400 with config.strict.
     const analysis = analysisGate(record.compiled);
+    // EXTENSIONS.md 2 "Tests": the document's own tests run on the new content before anything is stored.
+    assertOwnTestsPass(record.compiled, this.testRunOptions());
     // Tenant max_rulesets: creating one more is refused; updating an existing one is not. Checked
     // by the store under its write lock, so creates in flight together cannot overshoot it.
     const tenancy = this.tenancy;
@@ -297,6 +301,28 @@ export class RuleService implements RuleServiceApi {
   /** The input schema of a ruleset, or one inferred from the paths it reads (EXTENSIONS.md 2, ../ruleset/schema-infer.ts). */
   inputSchema(ctx: CallContext, name: string): InputSchemaAnswer {
     return inputSchemaAnswer(this.record(ctx, name).compiled);
+  }
+
+  /**
+   * `POST /api/v1/rulesets/:name/test` (EXTENSIONS.md 2 "Tests"): runs the stored version's
+   * tests, or the body's `tests` against it, traced; results and coverage. One rate-limit token
+   * per test, as a batch takes one per input.
+   */
+  testRuleset(ctx: CallContext, name: string, body: unknown): TestReport {
+    const rec = this.record(ctx, name);
+    const tests = requestedTests(rec.compiled, body, this.options.maxBatchSize);
+    if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, tests.length);
+    return testReport(rec.compiled, tests, this.testRunOptions());
+  }
+
+  /** Execution settings of test runs: the server's timeout, step limit, budget and clock. */
+  private testRunOptions(): TestRunOptions {
+    return {
+      clock: this.deps.clock,
+      timeoutMs: this.options.executionTimeoutMs,
+      maxSteps: this.options.maxSteps,
+      budget: this.options.budget ?? DEFAULT_BUDGET,
+    };
   }
 
   // ---------------------------------------------------------------- config

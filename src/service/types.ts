@@ -10,6 +10,7 @@ import type { FilterResponse } from '../filter/index.js';
 import type { RulesetDoc } from '../ruleset/model.js';
 import type { InputSchemaAnswer } from '../ruleset/schema-infer.js';
 import type { ExecutionResult } from '../ruleset/result.js';
+import type { TestReport } from '../ruleset/testing.js';
 import type { VersionEntry } from '../store/types.js';
 
 /** Who is calling: resolved by the transport before calling the façade. */
@@ -116,6 +117,8 @@ export interface RuleServiceApi {
   versions(ctx: CallContext, name: string): Promise<VersionsResult>;
   /** EXTENSIONS.md 2 "Analysis": `{warnings}` of the stored version. */
   analysis(ctx: CallContext, name: string): AnalysisResult;
+  /** Runs a ruleset's tests (stored, or `{tests}` from `body`) with coverage (EXTENSIONS.md 2 "Tests"). */
+  testRuleset(ctx: CallContext, name: string, body: unknown): TestReport;
   rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult>;
   getAuditSampleRate(ctx: CallContext): { sample_rate: number };
   setAuditSampleRate(ctx: CallContext, rate: unknown): { sample_rate: number; previous: number };

@@ -113,6 +113,20 @@ const SERVICE_ROUTES: readonly Route[] = [
     reply: 'json',
     handle: (d, ctx, name) => d.service.inputSchema(ctx, name),
   },
+  // Stored tests with coverage (EXTENSIONS.md 2 "Tests"): reads and executes, so `execute`.
+  {
+    id: 'testRuleset',
+    method: 'POST',
+    path: '/api/v1/rulesets/:name/test',
+    permission: 'execute',
+    requestSchema: {
+      type: 'object',
+      description: 'empty (run the stored tests), or {"tests": [...]} to run against the stored version',
+      properties: { tests: { type: 'array', items: OBJECT, description: 'tests {name, input, expect}' } },
+    },
+    reply: 'json',
+    handle: (d, ctx, name, body) => d.service.testRuleset(ctx, name, body),
+  },
   // ------------------------------------------------------------- execution
   // NOTE (speed): execute and eval are hot: their plain requests are answered by the hot
   // dispatcher, about 10 us of CPU less per request than through fastify (bench/NOTES.md).

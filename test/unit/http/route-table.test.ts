@@ -27,6 +27,7 @@ const CONTRACT: Record<string, Permission> = {
   'GET /api/v1/rulesets/:name/analysis': 'read',
   'POST /api/v1/rulesets/:name/rollback': 'write',
   'POST /api/v1/rulesets/:name/filter': 'execute',
+  'POST /api/v1/rulesets/:name/test': 'execute',
   'POST /api/v1/execute/:name': 'execute',
   'POST /api/v1/execute/:name/batch': 'execute',
   'POST /api/v1/eval': 'execute',

@@ -104,10 +104,10 @@ describe('document', () => {
       d['steps'].ok.result.inf = Infinity;
       d['steps'].ok.result.date = new Date(0);
       d['steps'].ok.result.holes = [1, undefined];
-      d['config'].big = 10n;
+      d['config'].metadata = { big: 10n };
     });
     assert.deepEqual(lines(doc), [
-      'config.big: must be a JSON value (found bigint)',
+      'config.metadata.big: must be a JSON value (found bigint)',
       'steps.ok.result.fn: must be a JSON value (found function)',
       'steps.ok.result.nan: must be a finite number',
       'steps.ok.result.inf: must be a finite number',
