@@ -96,13 +96,12 @@ export function checkStrictKeys(doc: JsonObject, add: (path: string, message: st
   }
 }
 
-/** The types of `metadata`, `input_schema`, `input_validation` and `strict`. */
+/**
+ * The types of `metadata` and `strict`. NOTE: `input_schema` and `input_validation` are checked
+ * by the input-schema check (./input-schema.ts), with the schema's content.
+ */
 function checkConfigTypes(config: JsonObject, add: (path: string, message: string) => void): void {
-  const { metadata, input_schema: schema, input_validation: validation, strict } = config;
+  const { metadata, strict } = config;
   if (metadata !== undefined && !isObject(metadata)) add('config.metadata', 'must be an object (free-form data of the author)');
-  if (schema !== undefined && !isObject(schema) && typeof schema !== 'boolean') {
-    add('config.input_schema', 'must be a JSON Schema (an object or a boolean)');
-  }
-  if (validation !== undefined && validation !== 'reject' && validation !== 'off') add('config.input_validation', 'must be reject or off');
   if (strict !== undefined && typeof strict !== 'boolean') add('config.strict', 'must be a boolean');
 }

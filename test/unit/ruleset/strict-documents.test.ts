@@ -34,7 +34,7 @@ describe('strict documents', () => {
       field_missing: 'lenient',
       timeout_ms: 100,
       metadata: { owner: 'team-a', tags: ['x'] },
-      input_schema: { type: 'object' },
+      input_schema: { type: 'object', properties: { user: { type: 'object', properties: { age: { type: 'number' }, name: { type: 'string' } } } } },
       input_validation: 'off',
       strict: false,
     };
@@ -106,7 +106,7 @@ describe('strict documents', () => {
     doc.config.input_schema = 'object';
     doc.config.input_validation = 'warn';
     doc.config.strict = 'yes';
-    assert.deepEqual(problems(doc), [
+    assert.deepEqual(problems(doc).sort(), [
       'config.input_schema: must be a JSON Schema (an object or a boolean)',
       'config.input_validation: must be reject or off',
       'config.strict: must be a boolean',
