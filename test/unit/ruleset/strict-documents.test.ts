@@ -112,7 +112,7 @@ describe('strict documents', () => {
       'config.strict: must be a boolean',
     ]);
     const ok = base();
-    ok.config.input_schema = true;
+    ok.config.input_schema = { type: 'object', properties: { user: { type: 'object', properties: { age: { type: 'number' } } } } };
     ok.config.input_validation = 'reject';
     ok.config.strict = true;
     assert.deepEqual(problems(ok), []);
