@@ -1,16 +1,36 @@
 #!/usr/bin/env node
 /**
  * svc: the command line for rule authors and CI (EXTENSIONS.md 2 "`svc` command"), on the
- * same engine as the server: exec, eval, filter, push, pull. Exit codes: 0 done, 1 a rule,
+ * same engine as the server: test, lint, exec, eval, filter, push, pull. Exit codes: 0 done, 1 a rule,
  * test or server said no, 2 usage error. Wiring only: the commands are in src/cli/.
  */
 import { Command } from 'commander';
+import { lintCommand, testCommand } from '../cli/authoring.js';
 import { evalCommand, execCommand, filterCommand, pullCommand, pushCommand } from '../cli/commands.js';
 import { createProgram, runCli } from '../signing/cli-support.js';
 import { initSvcCodec } from '../signing/index.js';
 
 const program = createProgram('svc', 'Run, check and publish svc rules from the command line');
 let run: () => Promise<number> = async () => 0;
+
+program
+  .command('test')
+  .description('run the tests of every rule file, with coverage, as POST /api/v1/rulesets/:name/test would')
+  .argument('<paths...>', 'rule files or directories')
+  .option('--junit <file>', 'also write a JUnit XML report')
+  .option('--min-coverage <percent>', 'fail when a file covers fewer of its branches (defaults included)')
+  .action((paths: string[], opts: { junit?: string; minCoverage?: string }) => {
+    run = async () => testCommand(paths, opts);
+  });
+
+program
+  .command('lint')
+  .description('validation problems and analysis warnings of every rule file')
+  .argument('<paths...>', 'rule files or directories')
+  .option('--strict', 'warnings fail too (as config.strict: true does)', false)
+  .action((paths: string[], opts: { strict: boolean }) => {
+    run = async () => lintCommand(paths, opts);
+  });
 
 program
   .command('exec')

@@ -2,7 +2,9 @@
  * The `svc` command (src/bin/svc.ts, src/cli/): exec, eval and filter answer exactly what a
  * real server answers for the same rule and request (durations aside); push uploads every rule
  * file to a real server with authentication on and stops at the first refusal, saying why;
- * pull writes back what the server holds. Usage errors exit 2, refusals 1.
+ * pull writes back what the server holds; test reports what POST .../test reports, with JUnit
+ * and a coverage floor; lint fails on problems, and on warnings when strict. Usage errors exit
+ * 2, refusals 1.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -137,6 +139,92 @@ describe('svc command', () => {
     const none = svc(['pull', join(tmp.path, 'x'), '--server', server.url]);
     assert.equal(none.status, 1);
     assert.match(none.stderr, /401 UNAUTHENTICATED/);
+  });
+
+  it('test: the same results and coverage as POST .../test, a JUnit report, --min-coverage', async () => {
+    const dir = join(tmp.path, 'tested');
+    mkdirSync(dir);
+    const tested = {
+      ...LOAN,
+      config: { ...LOAN.config, name: 'tested' },
+      tests: [
+        { name: 'adult in limit', input: { user: { age: 30 }, order: { amount: 5 }, limit: 10 }, expect: { code: 'APPROVE', output: { total: 10 } } },
+        { name: 'minor', input: { user: { age: 3 } }, expect: { code: 'REJECT', path: 'age -> reject' } },
+      ],
+    };
+    writeFileSync(join(dir, 'tested.json'), JSON.stringify(tested));
+    const junit = join(tmp.path, 'junit.xml');
+    const r = svc(['test', dir, '--junit', junit]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const deployer = bearer(keys.keys['deployer'] as string);
+    assert.equal((await http(server.url, 'POST', '/api/v1/rulesets', tested, deployer)).status, 200);
+    const fromServer = (await http(server.url, 'POST', '/api/v1/rulesets/tested/test', {}, deployer)).body as {
+      passed: number;
+      failed: number;
+      coverage: Record<'steps' | 'branches' | 'terminals', { covered: number; total: number }>;
+    };
+    const c = fromServer.coverage;
+    assert.match(r.stdout, new RegExp(`${fromServer.passed} passed, ${fromServer.failed} failed`));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `steps ${c.steps.covered}/${c.steps.total}, branches ${c.branches.covered}/${c.branches.total} .*terminals ${c.terminals.covered}/${c.terminals.total}`,
+      ),
+    );
+    const xml = readFileSync(junit, 'utf8');
+    assert.match(xml, /<testsuite name="tested" tests="2" failures="0"/);
+    assert.match(xml, /<testcase name="adult in limit" classname="tested"\/>/);
+
+    // 3 of 4 branches (with defaults) are taken: 75%.
+    const under = svc(['test', dir, '--min-coverage', '80']);
+    assert.equal(under.status, 1);
+    assert.match(under.stdout, /branch coverage 75\.0% is under --min-coverage 80; not covered: steps\.amount\.default_next/);
+    assert.equal(svc(['test', dir, '--min-coverage', '75']).status, 0);
+    assert.equal(svc(['test', dir, '--min-coverage', 'lots']).status, 2);
+
+    // A failing test: exit 1, the failure in the report and in the JUnit file.
+    writeFileSync(
+      join(dir, 'tested.json'),
+      JSON.stringify({ ...tested, tests: [{ name: 'wrong', input: { user: { age: 3 } }, expect: { code: 'APPROVE' } }] }),
+    );
+    const failing = svc(['test', dir, '--junit', junit]);
+    assert.equal(failing.status, 1);
+    assert.match(failing.stdout, /failed: wrong\n {4}expected \{"code":"APPROVE"\}\n {4}actual {3}\{"code":"REJECT"/);
+    assert.match(readFileSync(junit, 'utf8'), /<failure message="expected APPROVE, got REJECT">/);
+  });
+
+  it('lint: problems fail, warnings fail only with --strict or config.strict', () => {
+    const dir = join(tmp.path, 'lint');
+    mkdirSync(dir);
+    const dead = {
+      config: { name: 'dead', entry_step: 'age' },
+      steps: {
+        age: {
+          type: 'decision',
+          branches: [
+            { condition: 'user.age >= 18', next_step: 'ok' },
+            { condition: 'user.age >= 21', next_step: 'ok' },
+          ],
+          default_next: 'no',
+        },
+        ok: { type: 'terminal', result: { code: 'OK' } },
+        no: { type: 'terminal', result: { code: 'NO' } },
+      },
+    };
+    writeFileSync(join(dir, 'dead.json'), JSON.stringify(dead));
+    const warned = svc(['lint', dir]);
+    assert.equal(warned.status, 0);
+    assert.match(warned.stdout, /dead\.json: warning DEAD_BRANCH steps\.age\.branches\[1\]: /);
+    assert.equal(svc(['lint', dir, '--strict']).status, 1);
+    writeFileSync(join(dir, 'dead.json'), JSON.stringify({ ...dead, config: { ...dead.config, strict: true } }));
+    assert.equal(svc(['lint', dir]).status, 1, 'config.strict: the server would refuse it');
+    writeFileSync(
+      join(dir, 'typo.json'),
+      JSON.stringify({ ...dead, config: { name: 'typo', entry_step: 'age' }, steps: { ...dead.steps, age: { ...dead.steps.age, defualt_next: 'no' } } }),
+    );
+    const typo = svc(['lint', join(dir, 'typo.json')]);
+    assert.equal(typo.status, 1);
+    assert.match(typo.stdout, /typo\.json: error steps\.age\.defualt_next: unknown key \(did you mean 'default_next'\?\)/);
   });
 
   it('usage errors exit 2; an unreachable server or a missing file exit 1', () => {
