@@ -3,11 +3,12 @@
  * svc servers in the same run: authentication off, on with an API key (`--auth-keys-file`),
  * and on with a JWT (`--auth-jwt-jwks-file`, EdDSA). Every request of a round carries the same
  * credential, as a client's would: the guard verifies it once and then finds its principal in
- * its cache. Rounds alternate off / key / jwt; medians are reported. Targets: with a key at
+ * its cache. Rounds alternate off / key / jwt, the order rotating from round to round; medians
+ * are reported. Targets: with a key at
  * least 0.95 of the throughput with auth off, with a JWT at least 0.9.
  *
  *   node --import tsx bench/auth.ts       (after building dist/; or `bash bench/run.sh auth`)
- *   BENCH_AUTH_SECONDS=5 BENCH_AUTH_ROUNDS=5 BENCH_AUTH_CONNECTIONS=50
+ *   BENCH_AUTH_SECONDS=5 BENCH_AUTH_ROUNDS=9 BENCH_AUTH_CONNECTIONS=50
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughp
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 
 const SECONDS = envInt('BENCH_AUTH_SECONDS', 5);
-const ROUNDS = envInt('BENCH_AUTH_ROUNDS', 5);
+const ROUNDS = envInt('BENCH_AUTH_ROUNDS', 9);
 const CONNECTIONS = envInt('BENCH_AUTH_CONNECTIONS', 50);
 const WARMUP_SECONDS = 2;
 const TARGETS = { key: 0.95, jwt: 0.9 } as const;
@@ -94,7 +95,9 @@ async function main(): Promise<void> {
     };
     for (const m of modes) run(m, WARMUP_SECONDS);
     for (let r = 0; r < ROUNDS; r++) {
-      for (const m of modes) {
+      // NOTE: the order rotates each round (off/key/jwt, key/jwt/off, jwt/off/key), so that no mode
+      // always runs right after another: on this shared machine throughput drifts within a round.
+      for (const m of [...modes.slice(r % 3), ...modes.slice(0, r % 3)]) {
         const x = run(m, SECONDS);
         results[m].push(x);
         console.log(
@@ -158,7 +161,7 @@ async function main(): Promise<void> {
     suite: 'auth',
     machine,
     method:
-      `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per mode, alternating auth off / API key / JWT, after ${WARMUP_SECONDS} s warm-up each; medians. ` +
+      `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per mode, alternating auth off / API key / JWT in an order that rotates each round, after ${WARMUP_SECONDS} s warm-up each; medians. ` +
       `${plan ? `All three servers pinned to CPU ${plan.server} (one runs load at a time), the load generator to CPU ${plan.load}.` : 'No CPU pinning.'} ` +
       'Each server runs with its defaults plus the auth flag; every request carries the same credential (Authorization: Bearer), which the guard verifies once and then finds in its principal cache.',
     summary,

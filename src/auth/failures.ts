@@ -32,8 +32,20 @@ export class FailureLimiter {
     private readonly windowMs = WINDOW_MS,
   ) {}
 
+  /** Epoch ms when the latest block ends; 0 while no address is blocked. */
+  private until = 0;
+
+  /** False while no address is blocked: then `blockedFor` is 0 for every address (no lookup needed). */
+  get active(): boolean {
+    return this.until > 0;
+  }
+
   /** Milliseconds `address` stays blocked, or 0 when it may try. */
   blockedFor(address: string, now: number): number {
+    if (now >= this.until) {
+      this.until = 0;
+      return 0;
+    }
     const w = this.windows.get(address);
     if (w === undefined || w.failures <= this.maxFailures) return 0;
     const left = w.start + this.windowMs - now;
@@ -51,7 +63,7 @@ export class FailureLimiter {
       w = { start: now, failures: 0, lastAudit: w?.lastAudit ?? Number.NEGATIVE_INFINITY };
       this.windows.set(address, w);
     }
-    if (counts) w.failures++;
+    if (counts && ++w.failures > this.maxFailures) this.until = Math.max(this.until, w.start + this.windowMs);
     if (now - w.lastAudit < 1000) return false;
     w.lastAudit = now;
     return true;
