@@ -108,7 +108,8 @@ export function fold(node: Node): Node {
         const f = fold(a);
         return tolerant && f.kind === 'path' && a.kind !== 'path' ? a : f;
       });
-      if (node.name !== 'exists') {
+      // NOTE: now() is the execution's time, not a constant (dates.ts).
+      if (node.name !== 'exists' && node.name !== 'now') {
         const values: JsonValue[] = [];
         for (const a of args) {
           const v = constValue(a);

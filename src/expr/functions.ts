@@ -10,6 +10,7 @@ import type { JsonValue } from './ast.js';
 import { charge, checkString } from './budget.js';
 import { ExprRuntimeError } from './errors.js';
 import { containsValue, typeName } from './semantics.js';
+import { dateAdd, dateDiff, dateFn, dayFn, monthFn, nowFn, weekdayFn, yearFn } from './dates.js';
 
 /** Arity of a built-in function; `maxArgs` is `Infinity` for variadic functions. */
 export interface FunctionSpec {
@@ -46,6 +47,15 @@ export const FUNCTIONS: Readonly<Record<string, FunctionSpec>> = Object.freeze(
     max: spec(1, Infinity),
     sum: spec(1, 1),
     avg: spec(1, 1),
+    // Dates (dates.ts, EXTENSIONS.md 3).
+    now: spec(0, 0),
+    date: spec(1, 1),
+    date_add: spec(3, 3),
+    date_diff: spec(3, 3),
+    year: spec(1, 1),
+    month: spec(1, 1),
+    day: spec(1, 1),
+    weekday: spec(1, 1),
   }),
 );
 
@@ -200,6 +210,11 @@ export const IMPLS_1: Readonly<Record<string, Impl1>> = Object.freeze(
       for (const x of xs) m += x / xs.length;
       return m;
     },
+    date: dateFn,
+    year: yearFn,
+    month: monthFn,
+    day: dayFn,
+    weekday: weekdayFn,
   }),
 );
 
@@ -221,6 +236,10 @@ export const IMPLS_N: Readonly<Record<string, ImplN>> = Object.freeze(
     },
     min: extremum('min', (a, b) => a < b),
     max: extremum('max', (a, b) => a > b),
+    // NOTE: now() reads the execution's time (dates.ts): never folded at compile time (fold.ts).
+    now: () => nowFn(),
+    date_add: (args: readonly JsonValue[]) => dateAdd(args[0]!, args[1]!, args[2]!),
+    date_diff: (args: readonly JsonValue[]) => dateDiff(args[0]!, args[1]!, args[2]!),
   }),
 );
 

@@ -23,3 +23,4 @@ export {
   MAX_ARRAY_ELEMENTS,
   type BudgetLimits,
 } from './budget.js';
+export { beginNow, callsNow, canonicalDateText, setRequestNow } from './dates.js';

@@ -4,6 +4,7 @@
  * tree → column check → capability check → emitter.
  */
 import type { CompiledRuleset } from '../ruleset/index.js';
+import { setRequestNow } from '../expr/dates.js';
 import { checkCapability } from './capability.js';
 import { resolveColumns } from './columns.js';
 import { toJsonTree } from './json.js';
@@ -82,7 +83,15 @@ function disjunction(paths: readonly Path[]): Pred {
  */
 export function generateFilter(compiled: CompiledRuleset, request: FilterRequest): FilterResponse {
   const format = request.format;
-  const { tree, truncated, exact } = filterTree(compiled, request);
+  // Dates (EXTENSIONS.md 3): now() folds to the request's "now", else the clock read once.
+  setRequestNow(request.now ?? null);
+  let planned: ReturnType<typeof filterTree>;
+  try {
+    planned = filterTree(compiled, request);
+  } finally {
+    setRequestNow(null);
+  }
+  const { tree, truncated, exact } = planned;
   if (tree.type === 'always') return constant(format, true, truncated, exact);
   // NOTE: an empty superset is empty: never_matches is always exact.
   if (tree.type === 'never') return constant(format, false, false, true);

@@ -115,6 +115,8 @@ function asBoolean(r: Residual): Residual {
 export interface Reads {
   readonly paths: readonly PathNode[];
   readonly variable: boolean;
+  /** Whether it calls now() (its value is the request's time). */
+  readonly now: boolean;
 }
 
 /**
@@ -151,16 +153,18 @@ function readsOf(node: Node, memo: ExprMemo): Reads {
               ? node.args
               : [];
   if (node.kind === 'path') {
-    r = node.scope === 'var' ? { paths: NO_PATHS, variable: true } : { paths: [node], variable: false };
+    r = node.scope === 'var' ? { paths: NO_PATHS, variable: true, now: false } : { paths: [node], variable: false, now: false };
   } else {
     const paths: PathNode[] = [];
     let variable = false;
+    let now = node.kind === 'call' && node.name === 'now';
     for (const c of children) {
       const cr = readsOf(c, memo);
       paths.push(...cr.paths);
       variable ||= cr.variable;
+      now ||= cr.now;
     }
-    r = { paths: paths.length === 0 ? NO_PATHS : paths, variable };
+    r = { paths: paths.length === 0 ? NO_PATHS : paths, variable, now };
   }
   memo.reads.set(node, r);
   return r;
@@ -177,7 +181,10 @@ function isKnownSubtree(node: Node, known: KnownInput): boolean {
  * the same for every request (callers cache it).
  */
 export function ignoresKnownInput(node: Node, known: KnownInput): boolean {
-  return readsOf(node, known.memo).paths.every((p) => lookup(known.root, p.segments) === UNKNOWN);
+  const r = readsOf(node, known.memo);
+  // NOTE (dates): now() differs between requests, so a condition that calls it is never shared.
+  if (r.now) return false;
+  return r.paths.every((p) => lookup(known.root, p.segments) === UNKNOWN);
 }
 
 /** Runs the engine on a fully known subtree. */

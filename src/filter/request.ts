@@ -4,6 +4,7 @@
  * it). Optional fields that are absent or null take their defaults; unknown fields are ignored.
  */
 import type { JsonValue } from '../expr/ast.js';
+import { canonicalDateText } from '../expr/dates.js';
 import { badFilterRequest, type FilterError } from './errors.js';
 import { DEFAULT_MAX_PATHS, FILTER_FORMATS, type FilterFormat, type FilterRequest } from './types.js';
 
@@ -48,7 +49,13 @@ export function parseFilterRequest(body: unknown): FilterRequest {
     throw bad('max_paths must be a non-negative integer (0 means unlimited)');
   }
 
+  // Dates (EXTENSIONS.md 3): the optional time now() reads.
+  const nowRaw = body['now'] ?? null;
+  const now = nowRaw === null ? null : typeof nowRaw === 'string' ? canonicalDateText(nowRaw) : null;
+  if (nowRaw !== null && now === null) throw bad('now must be an ISO 8601 date or date-time text, e.g. "2026-11-24T10:00:00Z"');
+
   return Object.freeze({
+    now,
     known_input: known as Record<string, JsonValue>,
     target_results: Object.freeze([...(targets as string[])]),
     format: formatRaw as FilterFormat,

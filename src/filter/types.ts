@@ -23,6 +23,8 @@ export interface FilterRequest {
   readonly field_mapping: Readonly<Record<string, string>>;
   /** Maximum paths collected; 0 means unlimited. */
   readonly max_paths: number;
+  /** The time `now()` reads (canonical text, EXTENSIONS.md 3), or null: the clock at request time. */
+  readonly now?: string | null;
 }
 
 /** A predicate-tree node of the `json` format (SPEC.md "Predicate-tree output"). */

@@ -16,6 +16,7 @@ import { RulesetValidationError } from './result.js';
 import type { ActionInfo, StepInfo } from './step-info.js';
 import { PLAN_KIND, assertNever } from './steps.js';
 import { analyzeRuleset } from './validate.js';
+import { callsNow } from '../expr/dates.js';
 
 export type { ActionInfo, ActionStepInfo, BranchInfo, DecisionInfo, OutputInfo, StepInfo, TerminalInfo } from './step-info.js';
 
@@ -136,6 +137,8 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     entry: target(config.entry_step),
     steps: Object.freeze([...byId.values()]),
     hasVariables: analysis.hasVariables,
+    // Dates (EXTENSIONS.md 3): known here so that executions of other rulesets skip now()'s setup.
+    usesNow: [...exprs.values()].some((e) => callsNow(e.ast)),
     timeoutMs: config.timeout_ms ?? -1,
     name: config.name,
   });

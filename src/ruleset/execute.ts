@@ -7,7 +7,7 @@
  * follow the step meanings of steps.ts on the plan's integer kinds (`PLAN_KIND`).
  */
 import type { JsonValue } from '../expr/ast.js';
-import { BudgetError, DEFAULT_BUDGET, armBudget, disarmBudget, truthy, type BudgetLimits, type Vars } from '../expr/index.js';
+import { BudgetError, DEFAULT_BUDGET, armBudget, beginNow, disarmBudget, truthy, type BudgetLimits, type Vars } from '../expr/index.js';
 import { setOwn } from './json.js';
 import { ACTION, DECISION, SET_VARIABLE, TERMINAL, type NO_MATCH, type ExecutionPlan, type LogLevel, type PlanNode } from './plan.js';
 import type { CompiledRuleset } from './compile.js';
@@ -69,6 +69,7 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
   // NOTE (work budget, EXTENSIONS.md 6): the meter counts element-wise work and checks the
   // deadline inside it, so one step cannot outrun the timeout; disarmed at every exit.
   armBudget(options.budget ?? DEFAULT_BUDGET, clock, start, timeoutMs);
+  if (plan.usesNow) beginNow(); // now(): the request's "now", else the clock read once (expr/dates.ts)
   if (options.trace === true) return executeTraced(plan, input, options, start, timeoutMs, maxSteps);
 
   // NOTE (speed): no variables object unless the ruleset sets variables.

@@ -102,6 +102,8 @@ export interface ExecutionPlan {
   readonly steps: readonly PlanNode[];
   /** Whether executions need a variables object. */
   readonly hasVariables: boolean;
+  /** Whether an expression calls now() (its executions then start the execution's time). */
+  readonly usesNow: boolean;
   /** `config.timeout_ms`, or -1 when the ruleset has none. */
   readonly timeoutMs: number;
   /** Ruleset name (for log lines). */

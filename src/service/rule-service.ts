@@ -3,7 +3,17 @@
  * operation. Transports decode, call one method and encode; the sync adapters read one
  * `snapshot()`, consume one change stream (`subscribe`) and apply through `applyChange`. Metrics and audit are recorded here, once for every transport.
  */
-import { BudgetError, DEFAULT_BUDGET, ExprRuntimeError, ExprSyntaxError, armBudget, cachedEvaluator, disarmBudget, type BudgetLimits } from '../expr/index.js';
+import {
+  BudgetError,
+  DEFAULT_BUDGET,
+  ExprRuntimeError,
+  ExprSyntaxError,
+  armBudget,
+  beginNow,
+  cachedEvaluator,
+  disarmBudget,
+  type BudgetLimits,
+} from '../expr/index.js';
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
 import { compileRuleset, inputSchemaAnswer, type InputSchemaAnswer } from '../ruleset/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
@@ -252,6 +262,7 @@ export class RuleService implements RuleServiceApi {
     // NOTE (work budget, docs/decisions.md "/eval budget"): /eval runs under the same budget as
     // one execution, with the default execution timeout (--execution-timeout-ms) as deadline.
     armBudget(this.options.budget ?? DEFAULT_BUDGET, clock, started, this.options.executionTimeoutMs);
+    beginNow(); // now(): the request's "now", else the clock read once (expr/dates.ts)
     try {
       const out = evaluateExpression(expression, context ?? {});
       disarmBudget();
