@@ -188,7 +188,7 @@ describe('semantics helpers', () => {
     assert.deepEqual(FUNCTIONS['min'], { minArgs: 1, maxArgs: Infinity });
     assert.deepEqual(FUNCTIONS['contains'], { minArgs: 2, maxArgs: 2 });
     assert.equal(Object.hasOwn(FUNCTIONS, 'toString'), false);
-    assert.equal(Object.keys(FUNCTIONS).length, 18);
+    assert.equal(Object.keys(FUNCTIONS).length, 26); // 18 + the 8 date functions (dates.ts)
   });
   test('readPath', () => {
     assert.deepEqual(readPath({ a: [{ b: null }] }, ['a', 0, 'b']), { found: true, value: null });
