@@ -4,6 +4,7 @@
  */
 import type { JsonValue } from './ast.js';
 import { compile, type CompileOptions } from './compile.js';
+import { beginNow } from './dates.js';
 import { parse } from './parser.js';
 import { render } from './render.js';
 
@@ -22,5 +23,6 @@ export function evaluate(expression: string, context: unknown, options?: Compile
   const ast = parse(expression);
   const parsed = render(ast);
   const run = compile(ast, options);
+  beginNow(); // one evaluation is one execution: now() reads the clock afresh (dates.ts)
   return { result: run(context === undefined ? {} : context, null), parsed };
 }
