@@ -20,9 +20,9 @@
  * value with `knownWith(env)` on the path that reaches it and call `env.bind(name, residual)`
  * (a table `set` row would do it on the path of the row that matched).
  *
- * `key` names the state: two environments with the same key hold the same value for every row
- * (an untracked binding gets a key of its own each time it is made). The planner uses it for
- * cycles: coming back to a step with the same key, the engine would loop.
+ * `key` names the state: two environments with the same key hold the same values on every row
+ * (an untracked binding is keyed by its residual and the state it was made in). The planner uses
+ * it for cycles: coming back to a step with the same key, the engine would loop.
  */
 import type { Vars } from '../expr/index.js';
 import { readsVariable, type KnownInput, type Residual, type VarBinding, type VarScope } from './partial-eval.js';
@@ -34,9 +34,6 @@ interface Entry {
 }
 
 const OPAQUE: VarBinding = Object.freeze({ kind: 'opaque' });
-
-/** Counter for the keys of untracked bindings: each one is a state of its own. */
-let opaqueCount = 0;
 
 /** The variables set on a path (immutable: `bind` returns a new environment). */
 export class VarEnv implements VarScope {
@@ -66,13 +63,9 @@ export class VarEnv implements VarScope {
   bind(name: string, r: Residual): VarEnv {
     if (r.kind === 'value') return this.with(name, { binding: { kind: 'value', value: r.value }, key: `v${JSON.stringify(r.value)}` });
     // A value that reads an untracked variable (or is known to fail: the path ends there anyway).
-    if (r.kind === 'error' || readsVariable(r)) return this.untracked(name);
+    // NOTE (key): the same residual in the same state (this key) holds the same value on a row.
+    if (r.kind === 'error' || readsVariable(r)) return this.with(name, { binding: OPAQUE, key: `o${JSON.stringify(r)}@${this.key}` });
     return this.with(name, { binding: { kind: 'residual', residual: r }, key: `r${JSON.stringify(r)}` });
-  }
-
-  /** Binds `name` as untracked (the fallback). */
-  untracked(name: string): VarEnv {
-    return this.with(name, { binding: OPAQUE, key: `o${++opaqueCount}` });
   }
 
   /** True when some variable is bound to a residual. */
@@ -88,10 +81,11 @@ export class VarEnv implements VarScope {
     return new VarEnv(out);
   }
 
-  /** Names the state (see the module comment). */
+  /** Names the state (see the module comment). Length-prefixed: unambiguous, no escaping. */
   get key(): string {
     if (this.keyCache === undefined) {
-      this.keyCache = JSON.stringify([...this.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, e]) => [n, e.key]));
+      const names = [...this.entries.keys()].sort();
+      this.keyCache = names.map((n) => `${n.length}:${n}${this.entries.get(n)!.key.length}:${this.entries.get(n)!.key}`).join('');
     }
     return this.keyCache;
   }
