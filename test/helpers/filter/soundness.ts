@@ -13,7 +13,7 @@
  *   selects exactly the truth rows;
  *   with NULL columns the tree and mingo still do, and SQL selects exactly what the documented
  *   NULL semantics predict (tree-eval `sql` mode), which is a subset of the truth;
- * - superset (`exact: false`: variables read by conditions, or truncated): every backend selects at least the
+ * - superset (`exact: false`: the variable fallback, or truncated): every backend selects at least the
  *   truth rows (SPEC rule 4, `truncated`), NULL rows in SQL aside.
  */
 import { Query } from 'mingo';
