@@ -62,7 +62,10 @@ test('rows without NULLs: PostgreSQL, MariaDB, SQLite, mingo and the predicate t
     assert.ok(stats.inexpressible <= stats.cases / 100, `at most 1% of the cases may be inexpressible (${stats.inexpressible})`);
     // EXTENSIONS.md 3: variables are substituted, so nearly every case that reads them is exact
     // (about 98%; untracked, as before, about half of them were).
-    assert.ok(stats.variableExact >= stats.variableCases * 0.9, `most cases reading variables should be exact (${stats.variableExact} of ${stats.variableCases})`);
+    assert.ok(
+      stats.variableExact >= stats.variableCases * 0.9,
+      `most cases reading variables should be exact (${stats.variableExact} of ${stats.variableCases})`,
+    );
   }
 });
 

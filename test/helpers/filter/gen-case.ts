@@ -219,7 +219,11 @@ class CaseBuilder {
       return { action: 'set_variable', name: 'num', value: rng.pick(forms) };
     }
     const knownStr = this.known.filter((f) => f.type === 'string');
-    const forms = [lit(randomValue(rng, 'string')), this.field('string').path, `if ${this.atom()} then ${lit(randomValue(rng, 'string'))} else ${this.field('string').path}`];
+    const forms = [
+      lit(randomValue(rng, 'string')),
+      this.field('string').path,
+      `if ${this.atom()} then ${lit(randomValue(rng, 'string'))} else ${this.field('string').path}`,
+    ];
     if (knownStr.length > 0) forms.push(rng.pick(knownStr).path, `${rng.pick(knownStr).path} + "x"`);
     return { action: 'set_variable', name: 'str', value: rng.pick(forms) };
   }

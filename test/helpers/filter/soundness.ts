@@ -48,7 +48,20 @@ export interface Stats {
 
 /** A new zeroed Stats. */
 export function newStats(): Stats {
-  return { cases: 0, rows: 0, filters: 0, always: 0, never: 0, truncated: 0, superset: 0, selected: 0, failed: 0, inexpressible: 0, variableCases: 0, variableExact: 0 };
+  return {
+    cases: 0,
+    rows: 0,
+    filters: 0,
+    always: 0,
+    never: 0,
+    truncated: 0,
+    superset: 0,
+    selected: 0,
+    failed: 0,
+    inexpressible: 0,
+    variableCases: 0,
+    variableExact: 0,
+  };
 }
 
 const FORMATS: readonly FilterFormat[] = ['sql', 'json', 'mongo'];
