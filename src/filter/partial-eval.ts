@@ -86,7 +86,7 @@ function failure(err: unknown): Residual {
 /**
  * True when evaluating `r` may fail for some row: it contains a known failure, or arithmetic on
  * an unknown value (null, or a divisor of 0; guard.ts writes the rows where it does not fail),
- * or it reads a variable (an unset one fails in strict mode; the answer is then not exact).
+ * or it reads an untracked variable (what it holds is not known; the answer is then not exact).
  */
 export function canFail(r: Residual): boolean {
   switch (r.kind) {
