@@ -9,9 +9,10 @@
  * guards of guard.ts, in the order the engine evaluates (`a || b` fails when `a` fails, even
  * where `b` is true). Without failures `whenFalse` is exactly the negation of `whenTrue`.
  *
- * NOTE (SPEC rule 4): a condition that reads a variable set by an action step cannot become a
- * column. It is over-approximated as "may be true, may be false" (`always` both ways, `exact`
- * false), so the filter is a superset there, which rule 4 allows.
+ * NOTE (SPEC rule 4): a condition that reads an untracked variable (a `var` residual: the
+ * fallback of variables.ts; tracked variables were substituted by partial evaluation) cannot
+ * become a column. It is over-approximated as "may be true, may be false" (`always` both ways,
+ * `exact` false), so the filter is a superset there, which rule 4 allows.
  */
 import type { JsonValue } from '../expr/ast.js';
 import { ExprRuntimeError, applyBinary } from '../expr/index.js';

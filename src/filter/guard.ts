@@ -72,7 +72,7 @@ export function guardOf(r: Residual, branches: BranchesOf): Guard {
     case 'field':
       return SAFE;
     case 'var':
-      return UNKNOWN; // an unset variable fails in strict mode; which ones are set is not tracked
+      return UNKNOWN; // an untracked variable (variables.ts): what it holds is not known
     case 'error':
       return FAILS;
     case 'unary':

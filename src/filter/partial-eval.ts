@@ -18,7 +18,7 @@
  * residual R that cannot fail (`canFail`: no `error`, no arithmetic).
  */
 import type { BinaryOp, JsonValue, Node, PathNode, UnaryOp } from '../expr/ast.js';
-import { ExprRuntimeError, applyBinary, compile, renderPath, truthy, type CompiledExpr } from '../expr/index.js';
+import { ExprRuntimeError, applyBinary, compile, renderPath, truthy, type CompiledExpr, type Vars } from '../expr/index.js';
 import type { FieldMissing } from '../ruleset/model.js';
 
 /** A partially evaluated expression. `value` and `error` are fully known results. */
@@ -27,7 +27,10 @@ export type Residual =
   | { readonly kind: 'error'; readonly message: string }
   /** An input field that `known_input` does not resolve: a column. `path` is the rule path text. */
   | { readonly kind: 'field'; readonly path: string }
-  /** A variable set by an action step (`$v`, `$v.x`): not tracked (SPEC rule 4). */
+  /**
+   * A variable whose value is not tracked (`$v`, `$v.x`): no bindings (`KnownInput.vars` absent),
+   * a variable bound by the fallback (variables.ts), or a path below a residual binding.
+   */
   | { readonly kind: 'var'; readonly path: string }
   | { readonly kind: 'unary'; readonly op: UnaryOp; readonly operand: Residual }
   | { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Residual; readonly right: Residual }
@@ -43,6 +46,28 @@ export interface KnownInput {
   readonly root: JsonValue;
   readonly fieldMissing: FieldMissing;
   readonly memo: ExprMemo;
+  /**
+   * The variables set on the current path (variables.ts, EXTENSIONS.md 3 "Variables in
+   * filters"). Absent: variables are not tracked, every `$v` is a `var` residual (the analysis).
+   * Present: a variable it does not bind is unset (null when lenient, a failure when strict).
+   */
+  readonly vars?: VarScope;
+}
+
+/** What a variable holds on the current path. */
+export type VarBinding =
+  /** A known value: read by the engine itself. */
+  | { readonly kind: 'value'; readonly value: JsonValue }
+  /** A residual over unknown fields: substituted where `$name` is read. */
+  | { readonly kind: 'residual'; readonly residual: Residual }
+  /** The fallback: not tracked (reads give a `var` residual, a superset). */
+  | { readonly kind: 'opaque' };
+
+/** The variable bindings partial evaluation reads (implemented by variables.ts). */
+export interface VarScope {
+  get(name: string): VarBinding | undefined;
+  /** The value-bound variables as the engine's variables object. */
+  values(): Vars;
 }
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%']);
@@ -61,7 +86,7 @@ function failure(err: unknown): Residual {
 /**
  * True when evaluating `r` may fail for some row: it contains a known failure, or arithmetic on
  * an unknown value (null, or a divisor of 0; guard.ts writes the rows where it does not fail),
- * or it reads a variable (an unset one fails in strict mode; the answer is then not exact).
+ * or it reads an untracked variable (what it holds is not known; the answer is then not exact).
  */
 export function canFail(r: Residual): boolean {
   switch (r.kind) {
@@ -117,6 +142,8 @@ export interface Reads {
   readonly variable: boolean;
   /** Whether it calls now() (its value is the request's time). */
   readonly now: boolean;
+  /** The variable paths it reads. */
+  readonly vars: readonly PathNode[];
 }
 
 /**
@@ -153,27 +180,40 @@ function readsOf(node: Node, memo: ExprMemo): Reads {
               ? node.args
               : [];
   if (node.kind === 'path') {
-    r = node.scope === 'var' ? { paths: NO_PATHS, variable: true, now: false } : { paths: [node], variable: false, now: false };
+    r = node.scope === 'var' ? { paths: NO_PATHS, variable: true, vars: [node], now: false } : { paths: [node], variable: false, vars: NO_PATHS, now: false };
   } else {
     const paths: PathNode[] = [];
-    let variable = false;
+    const vars: PathNode[] = [];
     let now = node.kind === 'call' && node.name === 'now';
     for (const c of children) {
       const cr = readsOf(c, memo);
       paths.push(...cr.paths);
-      variable ||= cr.variable;
+      vars.push(...cr.vars);
       now ||= cr.now;
     }
-    r = { paths: paths.length === 0 ? NO_PATHS : paths, variable, now };
+    r = { paths: paths.length === 0 ? NO_PATHS : paths, variable: vars.length > 0, vars: vars.length === 0 ? NO_PATHS : vars, now };
   }
   memo.reads.set(node, r);
   return r;
 }
 
-/** True when every field `node` reads is resolved by the known input (and it reads no variable). */
+/** True when `node` reads a variable anywhere (memoized per node). */
+export function readsVariables(node: Node, known: KnownInput): boolean {
+  return readsOf(node, known.memo).variable;
+}
+
+/**
+ * True when every field `node` reads is resolved by the known input and every variable it reads
+ * is known: bound to a value, or unset on this path (the engine then reads null or fails).
+ */
 function isKnownSubtree(node: Node, known: KnownInput): boolean {
   const r = readsOf(node, known.memo);
-  return !r.variable && r.paths.every((p) => lookup(known.root, p.segments) !== UNKNOWN);
+  if (r.variable) {
+    const vars = known.vars;
+    if (vars === undefined) return false;
+    for (const p of r.vars) if ((vars.get(p.segments[0] as string)?.kind ?? 'value') !== 'value') return false;
+  }
+  return r.paths.every((p) => lookup(known.root, p.segments) !== UNKNOWN);
 }
 
 /**
@@ -196,7 +236,7 @@ function evaluateKnown(node: Node, known: KnownInput): Residual {
     known.memo.compiled.set(node, fn);
   }
   try {
-    return value(fn(known.root, null));
+    return value(fn(known.root, known.vars === undefined ? null : known.vars.values()));
   } catch (err) {
     return failure(err);
   }
@@ -214,7 +254,7 @@ export function partialEval(node: Node, known: KnownInput): Residual {
       return failed ?? { kind: 'array', items };
     }
     case 'path':
-      return { kind: node.scope === 'var' ? 'var' : 'field', path: renderPath(node) };
+      return node.scope === 'var' ? variable(node, known) : { kind: 'field', path: renderPath(node) };
     case 'unary': {
       const operand = partialEval(node.operand, known);
       return operand.kind === 'error' ? operand : { kind: 'unary', op: node.op, operand };
@@ -231,6 +271,18 @@ export function partialEval(node: Node, known: KnownInput): Residual {
     case 'call':
       return call(node.name, node.args, known);
   }
+}
+
+/**
+ * A variable that is not known (isKnownSubtree): its residual where it is bound to one (the
+ * value the set_variable computed, re-evaluated on the same row gives the same value), else
+ * untracked. NOTE: a path below a residual (`$d.rate` with `$d = user`) stays untracked: in
+ * strict mode the engine fails on it where `user.rate` as a column would read null.
+ */
+function variable(node: PathNode, known: KnownInput): Residual {
+  const b = known.vars?.get(node.segments[0] as string);
+  if (b?.kind === 'residual' && node.segments.length === 1) return b.residual;
+  return { kind: 'var', path: renderPath(node) };
 }
 
 /** `&&` / `||`: short-circuit on a known left side; fold a known right side when that is exact. */
@@ -272,6 +324,11 @@ function binary(op: BinaryOp, left: Residual, right: Residual): Residual {
 
 /** A call with some unknown argument: arguments are evaluated in order, a known failure fails it. */
 function call(name: string, argNodes: readonly Node[], known: KnownInput): Residual {
+  // `exists($v)` is true wherever `$v` is set, whatever the value it was set to.
+  const [first] = argNodes;
+  if (name === 'exists' && first?.kind === 'path' && first.scope === 'var' && first.segments.length === 1) {
+    if (known.vars?.get(first.segments[0] as string)?.kind === 'residual') return TRUE;
+  }
   const args: Residual[] = [];
   for (const n of argNodes) {
     // NOTE: `exists` and `is_null` of a path never fail (compile.ts); `coalesce` is lazy. Their

@@ -52,7 +52,8 @@ export interface FilterResponse {
   readonly unknown_fields: string[];
   /**
    * True unless a documented fallback made the filter a superset (EXTENSIONS.md 3 and 6):
-   * truncation, a condition that reads a variable, a failure no condition can write.
+   * truncation, the variable fallback (a variable read where its value cannot be written), a
+   * failure no condition can write.
    */
   readonly exact: boolean;
 }

@@ -1,7 +1,8 @@
 /**
  * Random filter cases for the soundness property: a ruleset (decisions over numbers, strings,
  * booleans, `in`, `not in`, `contains`, `starts_with`, `ends_with`, `is_null`, `&&`, `||`, `!`,
- * `if`, known and unknown fields, paths below a known scalar, action steps, variables, cycles,
+ * `if`, known and unknown fields, paths below a known scalar, action steps, variables (numbers,
+ * strings, arithmetic on fields, set twice, read before set: EXTENSIONS.md 3), cycles,
  * lenient and strict `field_missing`), a known input, target codes,
  * expressions that fail on some rows (division and modulo by a column that can be 0, arithmetic
  * on a column that can be NULL, in conditions where their truth does not matter, in set_variable
@@ -196,6 +197,58 @@ class CaseBuilder {
     return t ? '1 == 1' : '1 == 2';
   }
 
+  /**
+   * A `set_variable` action of `$num` (a number) or `$str` (a string) (EXTENSIONS.md 3): a
+   * literal, a known field or arithmetic on one (folded), an unknown field (a column), arithmetic
+   * on an unknown field or on the variable itself (set twice on a path; read before it is set:
+   * null, or a failure in strict mode), an `if` over a condition; some forms no format can write
+   * where they are read (the fallback, `exact: false`).
+   */
+  variableAction(): { action: 'set_variable'; name: string; value: string } {
+    const rng = this.rng;
+    if (rng.chance(0.5)) {
+      const knownNum = this.known.filter((f) => f.type === 'number');
+      const forms = [
+        lit(randomValue(rng, 'number')),
+        `${this.field('number').path}`,
+        `${this.field('number').path} * 2`,
+        '$num + 1',
+        `if ${this.atom()} then ${lit(randomValue(rng, 'number'))} else ${this.field('number').path}`,
+      ];
+      if (knownNum.length > 0) forms.push(rng.pick(knownNum).path, `${rng.pick(knownNum).path} - 1`);
+      return { action: 'set_variable', name: 'num', value: rng.pick(forms) };
+    }
+    const knownStr = this.known.filter((f) => f.type === 'string');
+    const forms = [
+      lit(randomValue(rng, 'string')),
+      this.field('string').path,
+      `if ${this.atom()} then ${lit(randomValue(rng, 'string'))} else ${this.field('string').path}`,
+    ];
+    if (knownStr.length > 0) forms.push(rng.pick(knownStr).path, `${rng.pick(knownStr).path} + "x"`);
+    return { action: 'set_variable', name: 'str', value: rng.pick(forms) };
+  }
+
+  /** A condition that reads `$num` or `$str`. */
+  private variableAtom(): string {
+    const rng = this.rng;
+    const n = lit(randomValue(rng, 'number'));
+    const t = lit(randomValue(rng, 'string'));
+    return rng.pick([
+      `$num > ${n}`,
+      `$num == ${n}`,
+      `${n} <= $num`,
+      `${this.field('number').path} < $num`,
+      `$num == null`,
+      `$str == ${t}`,
+      `$str != ${t}`,
+      `$str in [${t}, ${lit(randomValue(rng, 'string'))}]`,
+      `starts_with($str, ${t})`,
+      `contains(${this.field('string').path}, $str)`,
+      `${this.field('string').path} == $str`,
+      `is_null($str)`,
+    ]);
+  }
+
   /** An arithmetic expression over a number field that fails on some rows (null, or a divisor of 0). */
   failing(): string {
     const n = this.field('number').path;
@@ -235,6 +288,10 @@ class CaseBuilder {
       this.readsVariables = true;
       return rng.pick(['$flag', '!$flag', '$count > 1', `$count == ${rng.int(3)}`, `$flag && ${this.atom()}`]);
     }
+    if (this.useVariables && rng.chance(0.2)) {
+      this.readsVariables = true;
+      return this.variableAtom();
+    }
     const k = rng.int(20);
     if (k < 7) {
       const f = this.field();
@@ -272,7 +329,7 @@ class CaseBuilder {
 /** Generates the case of a seed. */
 export function generateCase(seed: number): FilterCase {
   const rng = new Rng(seed);
-  const useVariables = rng.chance(0.2);
+  const useVariables = rng.chance(0.3);
   const b = new CaseBuilder(rng, useVariables);
   const codes = ['A', 'B', 'C'];
   const nInner = 1 + rng.int(7);
@@ -299,11 +356,15 @@ export function generateCase(seed: number): FilterCase {
       steps[id] = { type: 'decision', branches: [{ condition: `(${b.condition()}) ${op} (${b.failing()} > 1)`, next_step: to }], default_next: to };
       return;
     }
+    if (useVariables && rng.chance(0.35)) {
+      // `$num` / `$str`, set once or twice in a step (the latest wins).
+      steps[id] = { type: 'action', actions: Array.from({ length: 1 + rng.int(2) }, () => b.variableAction()), next_step: target(i) };
+      return;
+    }
     if (useVariables && rng.chance(0.3)) {
       steps[id] = {
         type: 'action',
         actions: [
-          // Comparisons never fail, so an action fails no row (the filter does not model that).
           { action: 'set_variable', name: 'flag', value: rng.pick(['true', 'false', b.comparison()]) },
           { action: 'set_variable', name: 'count', value: rng.pick(['0', '2', 'if $flag then 1 else 3']) },
           { action: 'log', message: 'step', level: 'debug' },

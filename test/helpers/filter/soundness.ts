@@ -13,7 +13,7 @@
  *   selects exactly the truth rows;
  *   with NULL columns the tree and mingo still do, and SQL selects exactly what the documented
  *   NULL semantics predict (tree-eval `sql` mode), which is a subset of the truth;
- * - superset (`exact: false`: variables read by conditions, or truncated): every backend selects at least the
+ * - superset (`exact: false`: the variable fallback, or truncated): every backend selects at least the
  *   truth rows (SPEC rule 4, `truncated`), NULL rows in SQL aside.
  */
 import { Query } from 'mingo';
@@ -41,11 +41,27 @@ export interface Stats {
    * not drop (SPEC.md: such a filter is a 500). Allowed, counted, and bounded by the test.
    */
   inexpressible: number;
+  /** Cases whose conditions read variables (EXTENSIONS.md 3), and those of them answered exact. */
+  variableCases: number;
+  variableExact: number;
 }
 
 /** A new zeroed Stats. */
 export function newStats(): Stats {
-  return { cases: 0, rows: 0, filters: 0, always: 0, never: 0, truncated: 0, superset: 0, selected: 0, failed: 0, inexpressible: 0 };
+  return {
+    cases: 0,
+    rows: 0,
+    filters: 0,
+    always: 0,
+    never: 0,
+    truncated: 0,
+    superset: 0,
+    selected: 0,
+    failed: 0,
+    inexpressible: 0,
+    variableCases: 0,
+    variableExact: 0,
+  };
 }
 
 const FORMATS: readonly FilterFormat[] = ['sql', 'json', 'mongo'];
@@ -172,6 +188,10 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
       continue;
     }
     if (!exact) stats.superset++;
+    if (c.readsVariables) {
+      stats.variableCases++;
+      if (exact) stats.variableExact++;
+    }
     if (sql.truncated) stats.truncated++;
     if (sql.always_matches) stats.always++;
     if (sql.never_matches) stats.never++;

@@ -1,0 +1,103 @@
+/**
+ * Variables in filters (EXTENSIONS.md 3 "Variables in filters"): the variables set on one path
+ * of the planner's walk, substituted into the conditions, action values and outputs after them.
+ *
+ * A `set_variable` value is partially evaluated where it runs (with the variables set before it)
+ * and its name is bound to the result, replacing an earlier binding (the latest wins). The walk
+ * carries one environment per path, so a variable set differently on two paths has a binding of
+ * its own on each.
+ * - a known value (known fields and known variables fold): read by the engine itself;
+ * - a residual over unknown fields (`$s = name`, `$v = if age > 18 then 1 else 2`): substituted
+ *   where `$s` is read. Re-evaluating it on the same row gives the value the action computed (the
+ *   input does not change), so the substitution is exact. Where the substituted expression is
+ *   one no format can write (`$v = score * 2` read by `$v > 100`), the planner falls back: the
+ *   residual variables are read as untracked there (`withoutResiduals`);
+ * - untracked (the fallback, `opaque`): the value reads a variable that is itself untracked.
+ *   A condition on it is "either way" and the answer is not `exact` (docs/filter.md).
+ * A variable with no binding is unset on this path: null when lenient, a failure when strict.
+ *
+ * NOTE (tables): any step that sets variables binds them the same way: partially evaluate each
+ * value with `knownWith(env)` on the path that reaches it and call `env.bind(name, residual)`
+ * (a table `set` row would do it on the path of the row that matched).
+ *
+ * `key` names the state: two environments with the same key hold the same values on every row
+ * (an untracked binding is keyed by its residual and the state it was made in). The planner uses
+ * it for cycles: coming back to a step with the same key, the engine would loop.
+ */
+import type { Vars } from '../expr/index.js';
+import { readsVariable, type KnownInput, type Residual, type VarBinding, type VarScope } from './partial-eval.js';
+
+interface Entry {
+  readonly binding: VarBinding;
+  /** Identifies what the binding holds (see `VarEnv.key`). */
+  readonly key: string;
+}
+
+const OPAQUE: VarBinding = Object.freeze({ kind: 'opaque' });
+
+/** The variables set on a path (immutable: `bind` returns a new environment). */
+export class VarEnv implements VarScope {
+  /** No variable set. */
+  static readonly EMPTY = new VarEnv(new Map());
+
+  private valuesCache: Vars | undefined;
+  private keyCache: string | undefined;
+
+  private constructor(private readonly entries: ReadonlyMap<string, Entry>) {}
+
+  get(name: string): VarBinding | undefined {
+    return this.entries.get(name)?.binding;
+  }
+
+  /** The value-bound variables as the engine's variables object. */
+  values(): Vars {
+    if (this.valuesCache === undefined) {
+      const out = Object.create(null) as Vars;
+      for (const [name, e] of this.entries) if (e.binding.kind === 'value') out[name] = e.binding.value;
+      this.valuesCache = out;
+    }
+    return this.valuesCache;
+  }
+
+  /** Binds `name` to the partial evaluation of its value (replacing an earlier binding). */
+  bind(name: string, r: Residual): VarEnv {
+    if (r.kind === 'value') return this.with(name, { binding: { kind: 'value', value: r.value }, key: `v${JSON.stringify(r.value)}` });
+    // A value that reads an untracked variable (or is known to fail: the path ends there anyway).
+    // NOTE (key): the same residual in the same state (this key) holds the same value on a row.
+    if (r.kind === 'error' || readsVariable(r)) return this.with(name, { binding: OPAQUE, key: `o${JSON.stringify(r)}@${this.key}` });
+    return this.with(name, { binding: { kind: 'residual', residual: r }, key: `r${JSON.stringify(r)}` });
+  }
+
+  /** True when some variable is bound to a residual. */
+  hasResiduals(): boolean {
+    for (const e of this.entries.values()) if (e.binding.kind === 'residual') return true;
+    return false;
+  }
+
+  /** The same environment with the residual bindings read as untracked (the fallback). */
+  withoutResiduals(): VarEnv {
+    const out = new Map<string, Entry>();
+    for (const [name, e] of this.entries) out.set(name, e.binding.kind === 'residual' ? { binding: OPAQUE, key: e.key } : e);
+    return new VarEnv(out);
+  }
+
+  /** Names the state (see the module comment). Length-prefixed: unambiguous, no escaping. */
+  get key(): string {
+    if (this.keyCache === undefined) {
+      const names = [...this.entries.keys()].sort();
+      this.keyCache = names.map((n) => `${n.length}:${n}${this.entries.get(n)!.key.length}:${this.entries.get(n)!.key}`).join('');
+    }
+    return this.keyCache;
+  }
+
+  private with(name: string, entry: Entry): VarEnv {
+    const out = new Map(this.entries);
+    out.set(name, entry);
+    return new VarEnv(out);
+  }
+}
+
+/** `known` with the variables of `env`. */
+export function knownWith(known: KnownInput, env: VarEnv): KnownInput {
+  return { root: known.root, fieldMissing: known.fieldMissing, memo: known.memo, vars: env };
+}
