@@ -25,6 +25,8 @@ export type NodeKind = typeof DECISION | typeof ACTION | typeof TERMINAL | typeo
 export const SET_VARIABLE = 0;
 /** See `SET_VARIABLE`. */
 export const LOG = 1;
+/** A `set` decision table's rows (table.ts): its `fn` stores the variables and returns the row. */
+export const TABLE_SET = 2;
 
 /** The test of nodes that have none (and of a decision without branches). */
 export const NEVER: CompiledExpr = () => false;
@@ -37,7 +39,7 @@ const NO_OUTPUT: Readonly<Record<string, JsonValue>> = Object.freeze({});
 /** One action of an action step. */
 export class PlanAction {
   constructor(
-    readonly kind: typeof SET_VARIABLE | typeof LOG,
+    readonly kind: typeof SET_VARIABLE | typeof LOG | typeof TABLE_SET,
     /** Variable name (set_variable) or '' (log). */
     readonly name: string,
     /** Value expression (set_variable) or null (log). */
@@ -81,6 +83,8 @@ export class PlanNode {
   outKeys: readonly string[] = NO_KEYS;
   /** terminal: the output expressions (same index as `outKeys`). */
   outFns: readonly CompiledExpr[] = NO_EXPRS;
+  /** True on the head of a decision table step: the traced walk reports its `row`. */
+  table = false;
 
   constructor(
     readonly kind: NodeKind,

@@ -8,6 +8,8 @@ export interface TraceStep {
   id: string;
   name: string;
   duration_us: number;
+  /** Decision tables (EXTENSIONS.md 3): the matched row's index, null when none matched. */
+  row?: number | null;
 }
 
 /** Trace of one execution, present only when asked for. */

@@ -26,6 +26,17 @@ export interface OutputInfo {
   readonly ast: Node;
 }
 
+/**
+ * What a decision table step (EXTENSIONS.md 3) was written as. A routing table is resolved as a
+ * decision (one branch per row, `branches[i]` is `rows[i]`); a `set` table as an action step
+ * (one set_variable per variable, its value the rows' if-chain): tools reuse their logic.
+ */
+export interface TableOrigin {
+  readonly inputs: readonly string[];
+  /** null for a routing table. */
+  readonly hitPolicy: 'first' | 'collect' | null;
+}
+
 /** A decision step, resolved. */
 export interface DecisionInfo {
   readonly type: 'decision';
@@ -33,6 +44,8 @@ export interface DecisionInfo {
   readonly name: string;
   readonly branches: readonly BranchInfo[];
   readonly defaultNext: string | null;
+  /** Set when the step is a routing decision table (`branches[i]` is its row i). */
+  readonly table?: TableOrigin;
 }
 
 /** An action step, resolved. */
@@ -42,6 +55,8 @@ export interface ActionStepInfo {
   readonly name: string;
   readonly actions: readonly ActionInfo[];
   readonly nextStep: string;
+  /** Set when the step is a `set` decision table. */
+  readonly table?: TableOrigin;
 }
 
 /** A terminal step, resolved. */
