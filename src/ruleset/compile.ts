@@ -13,7 +13,6 @@ import type { InputSchema } from './input-schema.js';
 import { DEFAULT_VERSION, type FieldMissing, type RulesetDoc } from './model.js';
 import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, TABLE_SET, type ExecutionPlan } from './plan.js';
 import { firstTableFn, firstValueTree } from './table.js';
-import { render } from '../expr/index.js';
 import { RulesetValidationError } from './result.js';
 import type { ActionInfo, StepInfo } from './step-info.js';
 import { PLAN_KIND, assertNever } from './steps.js';
@@ -165,7 +164,9 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
               trees,
               name,
             );
-            return Object.freeze({ kind: 'set_variable' as const, name, value: render(ast), ast });
+            // The value as text (shown by tools, not parsed: it may pass the expression length limit).
+            const branches = s.rows.map((r, i) => `if ${rows[i]!.source} then ${Object.hasOwn(r.set ?? {}, name) ? `(${r.set![name]})` : 'null'} else `);
+            return Object.freeze({ kind: 'set_variable' as const, name, value: `${branches.join('')}null`, ast });
           });
           infos.set(id, Object.freeze({ type: 'action', id, name: p.name, actions: Object.freeze(actions), nextStep: s.next_step!, table: origin }));
         }
