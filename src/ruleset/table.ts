@@ -13,6 +13,7 @@
  * A row's condition is its cells' expressions joined with `&&` (`true` when every cell is any).
  */
 import type { Node } from '../expr/ast.js';
+import type { StepInfo } from './step-info.js';
 import { truthy, type CompiledExpr, type Vars } from '../expr/index.js';
 
 /** Operators a cell may start with (longest first, so `>=` wins over `>`). */
@@ -122,4 +123,23 @@ export function firstTableFn(
     for (let k = 0; k < names.length; k++) store[names[k]!] = null;
     return null;
   };
+}
+
+/**
+ * Where tools point at a branch of a resolved decision (`at` is the step's location): a table's
+ * row i is `rows[i]`, a decision's branch `branches[i]`. `condition` asks for the expression.
+ */
+export function branchLocation(step: StepInfo, at: string, i: number, condition = false): string {
+  if (isTable(step)) return condition ? `${at}.rows[${i}].when` : `${at}.rows[${i}]`;
+  return condition ? `${at}.branches[${i}].condition` : `${at}.branches[${i}]`;
+}
+
+/** Where tools point at the value of set_variable `index` of a resolved action (a set table: its rows). */
+export function valueLocation(step: StepInfo, at: string, index: number): string {
+  return isTable(step) ? `${at}.rows` : `${at}.actions[${index}].value`;
+}
+
+/** True when a resolved step was written as a decision table. */
+export function isTable(step: StepInfo): boolean {
+  return step.type !== 'terminal' && step.table !== undefined;
 }
