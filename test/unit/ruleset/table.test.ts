@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compileRuleset, validateRuleset } from '../../../src/ruleset/index.js';
 import { cellExpression, rowCondition } from '../../../src/ruleset/table.js';
+import { runTests } from '../../../src/ruleset/testing.js';
 
 type Doc = Record<string, any>;
 
@@ -180,5 +181,21 @@ describe('tables as the steps tools read', () => {
       ],
     );
     assert.equal(c.hasVariables, true);
+  });
+});
+
+describe('tables in test coverage', () => {
+  test("a routing table's rows are counted as branches at rows[i]", () => {
+    const doc = routing([
+      { when: ['>= 18', '-'], next_step: 'A' },
+      { when: ['-', '"US"'], next_step: 'A' },
+    ]);
+    const report = runTests(compileRuleset(doc), [{ name: 'adult', input: { user: { age: 30 } }, expect: { code: 'A', path: 't -> A' } }], {
+      clock: () => 0,
+      timeoutMs: 0,
+      maxSteps: 100,
+    });
+    assert.equal(report.passed, 1);
+    assert.deepEqual(report.coverage.branches, { covered: 1, total: 3, missing: ['steps.t.rows[1]', 'steps.t.default_next'] });
   });
 });
