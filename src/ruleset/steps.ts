@@ -7,6 +7,9 @@
  * - action: its `set_variable` values in order (a `log` action evaluates nothing), then
  *   `next_step`.
  * - terminal: its output expressions in key order; the execution ends there.
+ * - table (EXTENSIONS.md 3, table.ts): not a kind of its own here. A routing table resolves to
+ *   a decision (branch i = row i, its cells joined with &&) and a `first` table to an action (one
+ *   set_variable per variable: the if-chain of its rows), so every walker reads it as that kind.
  *
  * Built on it: the plan builder (compile.ts), the untraced and traced walkers (execute.ts, on
  * the plan's integer kinds of `PLAN_KIND`), the graph facts (graph.ts) and the filter's partial
