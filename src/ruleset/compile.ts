@@ -11,8 +11,8 @@ import { buildGraph, type RulesetGraph } from './graph.js';
 import { deepFreeze, joinKey, setOwn } from './json.js';
 import type { InputSchema } from './input-schema.js';
 import { DEFAULT_VERSION, type FieldMissing, type RulesetDoc } from './model.js';
-import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, TABLE_SET, type ExecutionPlan } from './plan.js';
-import { firstTableFn, firstValueTree } from './table.js';
+import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, TABLE_ROW, TABLE_ROWS, TABLE_SET, type ExecutionPlan } from './plan.js';
+import { collectReadsTree, collectTableFn, firstTableFn, firstValueTree } from './table.js';
 import { RulesetValidationError } from './result.js';
 import type { ActionInfo, StepInfo } from './step-info.js';
 import { PLAN_KIND, assertNever } from './steps.js';
@@ -136,7 +136,7 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
       }
       case 'table': {
         // Decision tables (EXTENSIONS.md 3, table.ts): rows compile to closures like branches.
-        p.table = true;
+        p.table = s.hit_policy === 'collect' ? TABLE_ROWS : TABLE_ROW;
         const rows = s.rows.map((r, i) => rowExpr(`${at}.rows[${i}].when`));
         const origin = Object.freeze({ inputs: Object.freeze([...s.inputs]), hitPolicy: s.hit_policy ?? null });
         if (s.hit_policy === undefined) {
@@ -150,23 +150,24 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
         } else {
           const names = [...new Set(s.rows.flatMap((r) => Object.keys(r.set ?? {})))];
           const values = s.rows.map((r, i) => Object.keys(r.set ?? {}).map((name) => [name, expr(joinKey(`${at}.rows[${i}].set`, name))] as const));
-          const fn = firstTableFn(
-            rows.map((r) => r.fn),
-            values.map((row) => row.map(([name, e]) => [name, e.fn] as const)),
-            names,
-          );
+          const collect = s.hit_policy === 'collect';
+          const fns = values.map((row) => row.map(([name, e]) => [name, e.fn] as const));
+          const conds = rows.map((r) => r.fn);
+          const fn = collect ? collectTableFn(conds, fns, names) : firstTableFn(conds, fns, names);
           p.actions = Object.freeze([Object.freeze(new PlanAction(TABLE_SET, '', fn, 'info', ''))]);
           p.next = target(s.next_step!);
           const trees = values.map((row) => new Map(row.map(([name, e]) => [name, e.ast])));
+          const asts = rows.map((r) => r.ast);
           const actions = names.map((name) => {
-            const ast = firstValueTree(
-              rows.map((r) => r.ast),
-              trees,
-              name,
-            );
+            const sets = (i: number): boolean => Object.hasOwn(s.rows[i]!.set ?? {}, name);
             // The value as text (shown by tools, not parsed: it may pass the expression length limit).
-            const branches = s.rows.map((r, i) => `if ${rows[i]!.source} then ${Object.hasOwn(r.set ?? {}, name) ? `(${r.set![name]})` : 'null'} else `);
-            return Object.freeze({ kind: 'set_variable' as const, name, value: `${branches.join('')}null`, ast });
+            if (collect) {
+              const items = s.rows.flatMap((r, i) => (sets(i) ? [`if ${rows[i]!.source} then (${r.set![name]})`] : []));
+              const ast = collectReadsTree(asts, trees, name);
+              return Object.freeze({ kind: 'set_variable' as const, name, value: `collect [${items.join(', ')}]`, ast, untracked: true as const });
+            }
+            const branches = s.rows.map((r, i) => `if ${rows[i]!.source} then ${sets(i) ? `(${r.set![name]})` : 'null'} else `);
+            return Object.freeze({ kind: 'set_variable' as const, name, value: `${branches.join('')}null`, ast: firstValueTree(asts, trees, name) });
           });
           infos.set(id, Object.freeze({ type: 'action', id, name: p.name, actions: Object.freeze(actions), nextStep: s.next_step!, table: origin }));
         }

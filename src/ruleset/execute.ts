@@ -10,7 +10,19 @@ import type { JsonValue } from '../expr/ast.js';
 import { BudgetError, DEFAULT_BUDGET, armBudget, beginNow, disarmBudget, truthy, type BudgetLimits, type Vars } from '../expr/index.js';
 import { setOwn } from './json.js';
 import { tableProgress } from './table.js';
-import { ACTION, DECISION, SET_VARIABLE, TABLE_SET, TERMINAL, type NO_MATCH, type ExecutionPlan, type LogLevel, type PlanNode } from './plan.js';
+import {
+  ACTION,
+  DECISION,
+  SET_VARIABLE,
+  TABLE_ROW,
+  TABLE_ROWS,
+  TABLE_SET,
+  TERMINAL,
+  type NO_MATCH,
+  type ExecutionPlan,
+  type LogLevel,
+  type PlanNode,
+} from './plan.js';
 import type { CompiledRuleset } from './compile.js';
 import { ExecutionError, type ExecutionResult, type TraceStep } from './result.js';
 
@@ -155,8 +167,11 @@ function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOpti
       }
       const now = clock();
       ids.push(head.id);
-      if (head.table) {
-        // Decision tables (EXTENSIONS.md 3): the matched row, null when none matched.
+      if (head.table === TABLE_ROWS) {
+        // Decision tables (EXTENSIONS.md 3): collect reports every matched row.
+        steps.push({ id: head.id, name: head.name, duration_us: micros(now - last), rows: lastTableRow as number[] });
+      } else if (head.table === TABLE_ROW) {
+        // The matched row, null when none matched.
         const row = head.kind === DECISION ? (lastBranch >= 0 ? lastBranch : null) : (lastTableRow as number | null);
         steps.push({ id: head.id, name: head.name, duration_us: micros(now - last), row });
       } else steps.push({ id: head.id, name: head.name, duration_us: micros(now - last) });

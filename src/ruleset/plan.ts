@@ -28,6 +28,11 @@ export const LOG = 1;
 /** A `set` decision table's rows (table.ts): its `fn` stores the variables and returns the row. */
 export const TABLE_SET = 2;
 
+/** `PlanNode.table` of a table whose trace entry carries `row`. */
+export const TABLE_ROW = 1;
+/** `PlanNode.table` of a collect table (its trace entry carries `rows`). */
+export const TABLE_ROWS = 2;
+
 /** The test of nodes that have none (and of a decision without branches). */
 export const NEVER: CompiledExpr = () => false;
 
@@ -83,8 +88,8 @@ export class PlanNode {
   outKeys: readonly string[] = NO_KEYS;
   /** terminal: the output expressions (same index as `outKeys`). */
   outFns: readonly CompiledExpr[] = NO_EXPRS;
-  /** True on the head of a decision table step: the traced walk reports its `row`. */
-  table = false;
+  /** Decision tables: TABLE_ROW on a table's head (the trace reports `row`), TABLE_ROWS on a collect table's (`rows`), else 0. */
+  table = 0;
 
   constructor(
     readonly kind: NodeKind,

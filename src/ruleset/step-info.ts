@@ -16,7 +16,18 @@ export interface BranchInfo {
 
 /** An action of an action step, for tools. */
 export type ActionInfo =
-  | { readonly kind: 'set_variable'; readonly name: string; readonly value: string; readonly ast: Node }
+  | {
+      readonly kind: 'set_variable';
+      readonly name: string;
+      readonly value: string;
+      readonly ast: Node;
+      /**
+       * Set on a `collect` decision table's variables: `ast` evaluates what the value reads and
+       * where it fails (the rows' conditions, and each row's value only where its row holds), but
+       * not the value itself (an array of the holding rows' values), so tools must not substitute it.
+       */
+      readonly untracked?: true;
+    }
   | { readonly kind: 'log'; readonly message: string; readonly level: LogLevel };
 
 /** An output expression of a terminal step, for tools. */

@@ -12,7 +12,7 @@
  * - anything else is a literal compared for equality: `"US"` is `(in) == ("US")`.
  * A row's condition is its cells' expressions joined with `&&` (`true` when every cell is any).
  */
-import type { Node } from '../expr/ast.js';
+import type { JsonValue, Node } from '../expr/ast.js';
 import type { StepInfo } from './step-info.js';
 import { truthy, type CompiledExpr, type Vars } from '../expr/index.js';
 
@@ -142,4 +142,49 @@ export function valueLocation(step: StepInfo, at: string, index: number): string
 /** True when a resolved step was written as a decision table. */
 export function isTable(step: StepInfo): boolean {
   return step.type !== 'terminal' && step.table !== undefined;
+}
+
+/**
+ * The run-time closure of a `collect` table: every row's condition in order; each row that holds
+ * appends its values (in key order) to its variables' arrays. Every variable the table sets is
+ * stored as an array (empty when no holding row sets it). Returns the holding rows' indexes.
+ */
+export function collectTableFn(
+  conditions: readonly CompiledExpr[],
+  values: ReadonlyArray<ReadonlyArray<readonly [string, CompiledExpr]>>,
+  names: readonly string[],
+): CompiledExpr {
+  return (input, vars) => {
+    const acc: Record<string, JsonValue[]> = Object.create(null) as Record<string, JsonValue[]>;
+    for (let k = 0; k < names.length; k++) acc[names[k]!] = [];
+    const matched: number[] = [];
+    for (let i = 0; i < conditions.length; i++) {
+      tableProgress.row = i;
+      const v = conditions[i]!(input, vars);
+      if (v === true || (v !== false && truthy(v))) {
+        matched.push(i);
+        const row = values[i]!;
+        for (let k = 0; k < row.length; k++) acc[row[k]![0]]!.push(row[k]![1](input, vars));
+      }
+    }
+    const store = vars as Vars;
+    for (let k = 0; k < names.length; k++) store[names[k]!] = acc[names[k]!]!;
+    return matched;
+  };
+}
+
+/**
+ * What tools read for variable `name` of a `collect` table: `[if row0 then v0 else null, ...]`
+ * over the rows that set it. It reads and fails exactly as the table does (each value only where
+ * its row holds) but is not the value (the table drops the rows that do not hold): the variable
+ * is marked untracked (step-info.ts).
+ */
+export function collectReadsTree(conditions: readonly Node[], values: ReadonlyArray<ReadonlyMap<string, Node>>, name: string): Node {
+  const none: Node = { kind: 'literal', value: null, pos: 0 };
+  const items: Node[] = [];
+  conditions.forEach((cond, i) => {
+    const v = values[i]!.get(name);
+    if (v !== undefined) items.push({ kind: 'if', cond, then: v, else: none, pos: 0 });
+  });
+  return { kind: 'array', items, pos: 0 };
 }

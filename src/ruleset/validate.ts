@@ -271,8 +271,6 @@ class Checker {
     const policy = step['hit_policy'];
     const sets = policy !== undefined;
     if (sets && policy !== 'first' && policy !== 'collect') this.add(`${at}.hit_policy`, 'must be first or collect');
-    // NOTE (scope): collect is not built yet; refused rather than run wrongly.
-    if (policy === 'collect') this.add(`${at}.hit_policy`, 'collect is not supported yet (first is)');
     if (sets) {
       this.hasVariables = true;
       this.checkRef(step['next_step'], `${at}.next_step`, true);

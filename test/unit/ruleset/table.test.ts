@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { compileRuleset, validateRuleset } from '../../../src/ruleset/index.js';
 import { cellExpression, rowCondition } from '../../../src/ruleset/table.js';
 import { runTests } from '../../../src/ruleset/testing.js';
+import { render } from '../../../src/expr/index.js';
 
 type Doc = Record<string, any>;
 
@@ -118,14 +119,14 @@ describe('table validation', () => {
     ]);
   });
 
-  test('set values are expressions with variable names; hit_policy is first (collect is not built)', () => {
+  test('set values are expressions with variable names; hit_policy is first or collect', () => {
     const got = paths(setting([{ when: ['-'], set: { r: '1 +', '9x': '1' } }]));
     assert.deepEqual(
       got.map((p) => p.split(':')[0]),
       ['steps.t.rows[0].set.r', 'steps.t.rows[0].set.9x'],
     );
     assert.deepEqual(paths(setting([], { hit_policy: 'all' })), ['steps.t.hit_policy: must be first or collect']);
-    assert.deepEqual(paths(setting([], { hit_policy: 'collect' })), ['steps.t.hit_policy: collect is not supported yet (first is)']);
+    assert.deepEqual(paths(setting([{ when: ['-'], set: { r: '1' } }], { hit_policy: 'collect' })), []);
   });
 
   test("a set table's cells and values may not read the variables it sets", () => {
@@ -181,6 +182,31 @@ describe('tables as the steps tools read', () => {
       ],
     );
     assert.equal(c.hasVariables, true);
+  });
+});
+
+describe('collect tables as the steps tools read', () => {
+  test('each variable is marked untracked; its tree reads each value only where its row holds', () => {
+    const c = compileRuleset(
+      setting(
+        [
+          { when: ['> 1'], set: { r: '10' } },
+          { when: ['-'], set: { q: '2', r: 'x' } },
+        ],
+        { hit_policy: 'collect' },
+      ),
+    );
+    const t = c.steps.get('t')!;
+    assert.equal(t.type, 'action');
+    if (t.type !== 'action') return;
+    assert.deepEqual(
+      t.actions.map((a) => (a.kind === 'set_variable' ? [a.name, a.value, a.untracked, render(a.ast)] : a.kind)),
+      [
+        ['r', 'collect [if ((x) > 1) then (10), if true then (x)]', true, '[(if (> x 1) then 10 else null), (if true then x else null)]'],
+        ['q', 'collect [if true then (2)]', true, '[(if true then 2 else null)]'],
+      ],
+    );
+    assert.deepEqual(t.table, { inputs: ['x'], hitPolicy: 'collect' });
   });
 });
 
