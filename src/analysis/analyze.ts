@@ -23,7 +23,7 @@ import type { Condition } from '../filter/condition.js';
 import type { KnownInput } from '../filter/partial-eval.js';
 import type { Pred } from '../filter/predicate.js';
 import { conjoin, type Path } from '../filter/simplify.js';
-import { DerivedSlot, ExecutionError, execute, type CompiledRuleset, type DecisionInfo } from '../ruleset/index.js';
+import { DerivedSlot, ExecutionError, branchLocation, execute, type CompiledRuleset, type DecisionInfo } from '../ruleset/index.js';
 import { deepFreeze, joinKey } from '../ruleset/json.js';
 import { decisionConditions, nothingKnown } from './conditions.js';
 import { solve } from './solve.js';
@@ -105,8 +105,8 @@ function decisionWarnings(a: Analysis, step: DecisionInfo, at: string): Analysis
       const why = never ? 'its condition is never true' : 'its condition is false whenever the earlier branches are false';
       out.push({
         code: 'DEAD_BRANCH',
-        path: `${at}.branches[${i}]`,
-        message: `branch ${i} of step '${step.id}' ('${step.branches[i]!.condition}') can never be taken: ${why}`,
+        path: branchLocation(step, at, i), // a decision table's row i is `rows[i]`
+        message: `${step.table !== undefined ? 'row' : 'branch'} ${i} of step '${step.id}' ('${step.branches[i]!.condition}') can never be taken: ${why}`,
       });
     }
     earlier.push(c.whenFalse);

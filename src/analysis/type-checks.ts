@@ -10,7 +10,7 @@ import type { Node } from '../expr/ast.js';
 import { renderPath } from '../expr/index.js';
 import type { CompiledRuleset } from '../ruleset/index.js';
 import { joinKey } from '../ruleset/json.js';
-import { stepExpressions } from '../ruleset/index.js';
+import { branchLocation, stepExpressions, valueLocation } from '../ruleset/index.js';
 import type { AnalysisWarning } from './types.js';
 
 const COMPARE = new Set(['==', '!=', '<', '<=', '>', '>=']);
@@ -39,8 +39,9 @@ export function expressionsOf(compiled: CompiledRuleset): Array<{ at: string; as
   for (const step of compiled.steps.values()) {
     const base = joinKey('steps', step.id);
     for (const e of stepExpressions(step)) {
-      if (e.role === 'condition') out.push({ at: `${base}.branches[${e.index}].condition`, ast: e.ast });
-      else if (e.role === 'value') out.push({ at: `${base}.actions[${e.index}].value`, ast: e.ast });
+      // Decision tables point at their rows (ruleset/table.ts).
+      if (e.role === 'condition') out.push({ at: branchLocation(step, base, e.index, true), ast: e.ast });
+      else if (e.role === 'value') out.push({ at: valueLocation(step, base, e.index), ast: e.ast });
       else out.push({ at: joinKey(`${base}.output`, e.key), ast: e.ast });
     }
   }

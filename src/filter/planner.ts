@@ -113,7 +113,8 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
       const reads = readsVariables(e.ast, known);
       readsVars ||= reads;
       if (cached === undefined) g = both(g, reads ? guardIn(e.ast, env) : guardOf(partialEval(e.ast, known), toCondition));
-      if (e.role === 'value') env = env.bind(e.name, partialEval(e.ast, knownWith(known, env)));
+      // A collect table's arrays are not substituted: bound untracked (ruleset/step-info.ts).
+      if (e.role === 'value') env = env.bind(e.name, partialEval(e.ast, knownWith(known, env)), e.untracked === true);
     }
     // Cached per step only when no expression of it reads a variable (then it is the same on every path).
     if (cached === undefined && !readsVars) guards.set(step.id, g);

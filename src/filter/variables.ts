@@ -16,9 +16,9 @@
  *   A condition on it is "either way" and the answer is not `exact` (docs/filter.md).
  * A variable with no binding is unset on this path: null when lenient, a failure when strict.
  *
- * NOTE (tables): any step that sets variables binds them the same way: partially evaluate each
- * value with `knownWith(env)` on the path that reaches it and call `env.bind(name, residual)`
- * (a table `set` row would do it on the path of the row that matched).
+ * NOTE (tables): a `set` decision table reaches the planner as an action step (ruleset/table.ts):
+ * a `first` table's values are if-chains over its rows, bound like any value; a `collect`
+ * table's are marked untracked and bound as such (`bind(name, r, true)`).
  *
  * `key` names the state: two environments with the same key hold the same values on every row
  * (an untracked binding is keyed by its residual and the state it was made in). The planner uses
@@ -59,8 +59,12 @@ export class VarEnv implements VarScope {
     return this.valuesCache;
   }
 
-  /** Binds `name` to the partial evaluation of its value (replacing an earlier binding). */
-  bind(name: string, r: Residual): VarEnv {
+  /**
+   * Binds `name` to the partial evaluation of its value (replacing an earlier binding); with
+   * `untracked`, as untracked whatever it is (a collect table's value: step-info.ts).
+   */
+  bind(name: string, r: Residual, untracked = false): VarEnv {
+    if (untracked) return this.with(name, { binding: OPAQUE, key: `o${JSON.stringify(r)}@${this.key}` });
     if (r.kind === 'value') return this.with(name, { binding: { kind: 'value', value: r.value }, key: `v${JSON.stringify(r.value)}` });
     // A value that reads an untracked variable (or is known to fail: the path ends there anyway).
     // NOTE (key): the same residual in the same state (this key) holds the same value on a row.

@@ -11,7 +11,8 @@ import { buildGraph, type RulesetGraph } from './graph.js';
 import { deepFreeze, joinKey, setOwn } from './json.js';
 import type { InputSchema } from './input-schema.js';
 import { DEFAULT_VERSION, type FieldMissing, type RulesetDoc } from './model.js';
-import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, type ExecutionPlan } from './plan.js';
+import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, TABLE_ROW, TABLE_ROWS, TABLE_SET, type ExecutionPlan } from './plan.js';
+import { collectReadsTree, collectTableFn, firstTableFn, firstValueTree } from './table.js';
 import { RulesetValidationError } from './result.js';
 import type { ActionInfo, StepInfo } from './step-info.js';
 import { PLAN_KIND, assertNever } from './steps.js';
@@ -64,11 +65,19 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     return e;
   };
 
+  const rowExpr = (at: string): ParsedExpression => {
+    const e = analysis.rowExprs.get(at);
+    if (e === undefined) throw new Error(`internal: table row at ${at} was not parsed`);
+    return e;
+  };
+
   const ids = Object.keys(rdoc.steps);
   const byId = new Map<string, PlanNode>();
   for (const id of ids) {
     const s = rdoc.steps[id]!;
-    byId.set(id, new PlanNode(PLAN_KIND[s.type], id, s.name ?? id, false, 0));
+    // A decision table is planned as the decision (routing) or action (`set`) it stands for.
+    const kind = s.type === 'table' ? (s.hit_policy === undefined ? PLAN_KIND.decision : PLAN_KIND.action) : PLAN_KIND[s.type];
+    byId.set(id, new PlanNode(kind, id, s.name ?? id, false, 0));
   }
   const target = (id: string): PlanNode => byId.get(id)!;
   const nodes: PlanNode[] = [];
@@ -123,6 +132,45 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
           id,
           Object.freeze({ type: 'terminal', id, name: p.name, code, message: p.message, staticOutput: p.staticOutput, output: Object.freeze(output) }),
         );
+        break;
+      }
+      case 'table': {
+        // Decision tables (EXTENSIONS.md 3, table.ts): rows compile to closures like branches.
+        p.table = s.hit_policy === 'collect' ? TABLE_ROWS : TABLE_ROW;
+        const rows = s.rows.map((r, i) => rowExpr(`${at}.rows[${i}].when`));
+        const origin = Object.freeze({ inputs: Object.freeze([...s.inputs]), hitPolicy: s.hit_policy ?? null });
+        if (s.hit_policy === undefined) {
+          const chain = s.rows.map((r, i) => ({ fn: rows[i]!.fn, then: target(r.next_step!) }));
+          linkDecision(p, chain, s.default_next === undefined ? null : target(s.default_next), nodes);
+          const branches = s.rows.map((r, i) => Object.freeze({ condition: rows[i]!.source, ast: rows[i]!.ast, nextStep: r.next_step! }));
+          infos.set(
+            id,
+            Object.freeze({ type: 'decision', id, name: p.name, branches: Object.freeze(branches), defaultNext: s.default_next ?? null, table: origin }),
+          );
+        } else {
+          const names = [...new Set(s.rows.flatMap((r) => Object.keys(r.set ?? {})))];
+          const values = s.rows.map((r, i) => Object.keys(r.set ?? {}).map((name) => [name, expr(joinKey(`${at}.rows[${i}].set`, name))] as const));
+          const collect = s.hit_policy === 'collect';
+          const fns = values.map((row) => row.map(([name, e]) => [name, e.fn] as const));
+          const conds = rows.map((r) => r.fn);
+          const fn = collect ? collectTableFn(conds, fns, names) : firstTableFn(conds, fns, names);
+          p.actions = Object.freeze([Object.freeze(new PlanAction(TABLE_SET, '', fn, 'info', ''))]);
+          p.next = target(s.next_step!);
+          const trees = values.map((row) => new Map(row.map(([name, e]) => [name, e.ast])));
+          const asts = rows.map((r) => r.ast);
+          const actions = names.map((name) => {
+            const sets = (i: number): boolean => Object.hasOwn(s.rows[i]!.set ?? {}, name);
+            // The value as text (shown by tools, not parsed: it may pass the expression length limit).
+            if (collect) {
+              const items = s.rows.flatMap((r, i) => (sets(i) ? [`if ${rows[i]!.source} then (${r.set![name]})`] : []));
+              const ast = collectReadsTree(asts, trees, name);
+              return Object.freeze({ kind: 'set_variable' as const, name, value: `collect [${items.join(', ')}]`, ast, untracked: true as const });
+            }
+            const branches = s.rows.map((r, i) => `if ${rows[i]!.source} then ${sets(i) ? `(${r.set![name]})` : 'null'} else `);
+            return Object.freeze({ kind: 'set_variable' as const, name, value: `${branches.join('')}null`, ast: firstValueTree(asts, trees, name) });
+          });
+          infos.set(id, Object.freeze({ type: 'action', id, name: p.name, actions: Object.freeze(actions), nextStep: s.next_step!, table: origin }));
+        }
         break;
       }
       default:

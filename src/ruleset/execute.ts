@@ -9,7 +9,20 @@
 import type { JsonValue } from '../expr/ast.js';
 import { BudgetError, DEFAULT_BUDGET, armBudget, beginNow, disarmBudget, truthy, type BudgetLimits, type Vars } from '../expr/index.js';
 import { setOwn } from './json.js';
-import { ACTION, DECISION, SET_VARIABLE, TERMINAL, type NO_MATCH, type ExecutionPlan, type LogLevel, type PlanNode } from './plan.js';
+import { tableProgress } from './table.js';
+import {
+  ACTION,
+  DECISION,
+  SET_VARIABLE,
+  TABLE_ROW,
+  TABLE_ROWS,
+  TABLE_SET,
+  TERMINAL,
+  type NO_MATCH,
+  type ExecutionPlan,
+  type LogLevel,
+  type PlanNode,
+} from './plan.js';
 import type { CompiledRuleset } from './compile.js';
 import { ExecutionError, type ExecutionResult, type TraceStep } from './result.js';
 
@@ -132,12 +145,14 @@ function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOpti
   let last = start;
   let output: Record<string, JsonValue>;
   const branchLog = options.branchLog;
+  let lastBranch = -1;
   try {
     for (;;) {
       const kind = node.kind;
       if (kind === DECISION) {
         const v = node.test(input, vars);
         const taken = v === true || (v !== false && truthy(v));
+        lastBranch = taken ? node.branch : -1;
         // Test coverage (EXTENSIONS.md 2): which branch was taken, -1 for `default_next`.
         if (branchLog !== undefined && taken) branchLog.push(node.branch);
         node = (taken ? node.then : node.else)!;
@@ -152,7 +167,14 @@ function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOpti
       }
       const now = clock();
       ids.push(head.id);
-      steps.push({ id: head.id, name: head.name, duration_us: micros(now - last) });
+      if (head.table === TABLE_ROWS) {
+        // Decision tables (EXTENSIONS.md 3): collect reports every matched row.
+        steps.push({ id: head.id, name: head.name, duration_us: micros(now - last), rows: lastTableRow as number[] });
+      } else if (head.table === TABLE_ROW) {
+        // The matched row, null when none matched.
+        const row = head.kind === DECISION ? (lastBranch >= 0 ? lastBranch : null) : (lastTableRow as number | null);
+        steps.push({ id: head.id, name: head.name, duration_us: micros(now - last), row });
+      } else steps.push({ id: head.id, name: head.name, duration_us: micros(now - last) });
       last = now;
       head = node;
       visited++;
@@ -195,6 +217,9 @@ function failed(node: PlanNode, err: unknown): unknown {
   return evaluationError(node, `branch ${node.branch}`, err);
 }
 
+/** The row the last `set` table matched (read by the traced walk right after `act`). */
+let lastTableRow: JsonValue = null;
+
 /** Action step: its actions in order, then `next_step`. */
 function act(step: PlanNode, input: unknown, vars: Vars | null, plan: ExecutionPlan, log: LogSink | undefined): PlanNode {
   const actions = step.actions;
@@ -208,6 +233,13 @@ function act(step: PlanNode, input: unknown, vars: Vars | null, plan: ExecutionP
         throw evaluationError(step, `action ${i} (set_variable '${a.name}')`, err);
       }
       (vars as Vars)[a.name] = value;
+    } else if (a.kind === TABLE_SET) {
+      // A `set` decision table (table.ts): stores its variables, returns the matched row.
+      try {
+        lastTableRow = a.fn!(input, vars);
+      } catch (err) {
+        throw evaluationError(step, `row ${tableProgress.row}`, err);
+      }
     } else if (log !== undefined) {
       try {
         log(a.level, a.message, { ruleset: plan.name, step: step.id });

@@ -96,8 +96,29 @@ export interface TerminalStepDoc extends StepCommon {
   output?: Record<string, string>;
 }
 
+/** One row of a decision table: a cell per input, and a target (routing) or values (`set`). */
+export interface TableRowDoc {
+  when: string[];
+  next_step?: string;
+  /** Variable name → expression (`set` tables). */
+  set?: Record<string, string>;
+}
+
+/**
+ * Decision table (EXTENSIONS.md 3, table.ts): routing rows (`next_step`) route like a decision's
+ * branches; `set` rows with `hit_policy` store variables, then the step's `next_step`.
+ */
+export interface TableStepDoc extends StepCommon {
+  type: 'table';
+  inputs: string[];
+  rows: TableRowDoc[];
+  default_next?: string;
+  hit_policy?: 'first' | 'collect';
+  next_step?: string;
+}
+
 /** Any step document. */
-export type StepDoc = DecisionStepDoc | ActionStepDoc | TerminalStepDoc;
+export type StepDoc = DecisionStepDoc | ActionStepDoc | TerminalStepDoc | TableStepDoc;
 
 /** Embedded Ed25519 signature block (SPEC.md "Authentication"). */
 export interface SignatureBlock {

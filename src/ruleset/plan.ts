@@ -25,6 +25,13 @@ export type NodeKind = typeof DECISION | typeof ACTION | typeof TERMINAL | typeo
 export const SET_VARIABLE = 0;
 /** See `SET_VARIABLE`. */
 export const LOG = 1;
+/** A `set` decision table's rows (table.ts): its `fn` stores the variables and returns the row. */
+export const TABLE_SET = 2;
+
+/** `PlanNode.table` of a table whose trace entry carries `row`. */
+export const TABLE_ROW = 1;
+/** `PlanNode.table` of a collect table (its trace entry carries `rows`). */
+export const TABLE_ROWS = 2;
 
 /** The test of nodes that have none (and of a decision without branches). */
 export const NEVER: CompiledExpr = () => false;
@@ -37,7 +44,7 @@ const NO_OUTPUT: Readonly<Record<string, JsonValue>> = Object.freeze({});
 /** One action of an action step. */
 export class PlanAction {
   constructor(
-    readonly kind: typeof SET_VARIABLE | typeof LOG,
+    readonly kind: typeof SET_VARIABLE | typeof LOG | typeof TABLE_SET,
     /** Variable name (set_variable) or '' (log). */
     readonly name: string,
     /** Value expression (set_variable) or null (log). */
@@ -81,6 +88,8 @@ export class PlanNode {
   outKeys: readonly string[] = NO_KEYS;
   /** terminal: the output expressions (same index as `outKeys`). */
   outFns: readonly CompiledExpr[] = NO_EXPRS;
+  /** Decision tables: TABLE_ROW on a table's head (the trace reports `row`), TABLE_ROWS on a collect table's (`rows`), else 0. */
+  table = 0;
 
   constructor(
     readonly kind: NodeKind,

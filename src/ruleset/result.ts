@@ -8,6 +8,10 @@ export interface TraceStep {
   id: string;
   name: string;
   duration_us: number;
+  /** Decision tables (EXTENSIONS.md 3): the matched row's index, null when none matched. */
+  row?: number | null;
+  /** Decision tables with hit_policy collect: the indexes of every matched row. */
+  rows?: number[];
 }
 
 /** Trace of one execution, present only when asked for. */

@@ -16,7 +16,18 @@ export interface BranchInfo {
 
 /** An action of an action step, for tools. */
 export type ActionInfo =
-  | { readonly kind: 'set_variable'; readonly name: string; readonly value: string; readonly ast: Node }
+  | {
+      readonly kind: 'set_variable';
+      readonly name: string;
+      readonly value: string;
+      readonly ast: Node;
+      /**
+       * Set on a `collect` decision table's variables: `ast` evaluates what the value reads and
+       * where it fails (the rows' conditions, and each row's value only where its row holds), but
+       * not the value itself (an array of the holding rows' values), so tools must not substitute it.
+       */
+      readonly untracked?: true;
+    }
   | { readonly kind: 'log'; readonly message: string; readonly level: LogLevel };
 
 /** An output expression of a terminal step, for tools. */
@@ -26,6 +37,17 @@ export interface OutputInfo {
   readonly ast: Node;
 }
 
+/**
+ * What a decision table step (EXTENSIONS.md 3) was written as. A routing table is resolved as a
+ * decision (one branch per row, `branches[i]` is `rows[i]`); a `set` table as an action step
+ * (one set_variable per variable, its value the rows' if-chain): tools reuse their logic.
+ */
+export interface TableOrigin {
+  readonly inputs: readonly string[];
+  /** null for a routing table. */
+  readonly hitPolicy: 'first' | 'collect' | null;
+}
+
 /** A decision step, resolved. */
 export interface DecisionInfo {
   readonly type: 'decision';
@@ -33,6 +55,8 @@ export interface DecisionInfo {
   readonly name: string;
   readonly branches: readonly BranchInfo[];
   readonly defaultNext: string | null;
+  /** Set when the step is a routing decision table (`branches[i]` is its row i). */
+  readonly table?: TableOrigin;
 }
 
 /** An action step, resolved. */
@@ -42,6 +66,8 @@ export interface ActionStepInfo {
   readonly name: string;
   readonly actions: readonly ActionInfo[];
   readonly nextStep: string;
+  /** Set when the step is a `set` decision table. */
+  readonly table?: TableOrigin;
 }
 
 /** A terminal step, resolved. */

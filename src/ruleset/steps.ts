@@ -7,6 +7,10 @@
  * - action: its `set_variable` values in order (a `log` action evaluates nothing), then
  *   `next_step`.
  * - terminal: its output expressions in key order; the execution ends there.
+ * - table (EXTENSIONS.md 3, table.ts): not a kind of its own here. A routing table resolves to
+ *   a decision (branch i = row i, its cells joined with &&) and a `set` table to an action (one
+ *   set_variable per variable: the if-chain of its rows for `first`, an untracked value for
+ *   `collect`), so every walker reads it as that kind.
  *
  * Built on it: the plan builder (compile.ts), the untraced and traced walkers (execute.ts, on
  * the plan's integer kinds of `PLAN_KIND`), the graph facts (graph.ts) and the filter's partial
@@ -35,7 +39,7 @@ export type StepExpression =
   /** A decision branch's condition: evaluated in branch order until one is true. */
   | { readonly role: 'condition'; readonly index: number; readonly ast: Node; readonly next: string }
   /** A `set_variable` value of an action step (`index` is the action's index). */
-  | { readonly role: 'value'; readonly index: number; readonly name: string; readonly ast: Node }
+  | { readonly role: 'value'; readonly index: number; readonly name: string; readonly ast: Node; readonly untracked?: true }
   /** An output expression of a terminal step. */
   | { readonly role: 'output'; readonly key: string; readonly ast: Node };
 
@@ -51,7 +55,8 @@ export function stepExpressions(step: StepInfo): StepExpression[] {
     case 'action': {
       const out: StepExpression[] = [];
       step.actions.forEach((a, index) => {
-        if (a.kind === 'set_variable') out.push({ role: 'value', index, name: a.name, ast: a.ast });
+        if (a.kind === 'set_variable')
+          out.push(a.untracked ? { role: 'value', index, name: a.name, ast: a.ast, untracked: true } : { role: 'value', index, name: a.name, ast: a.ast });
       });
       return out;
     }

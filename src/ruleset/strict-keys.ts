@@ -34,11 +34,15 @@ export const CONFIG_KEYS: readonly string[] = [
 const STEP_COMMON = ['id', 'name', 'type'] as const;
 
 /** Keys of a step, by its type. */
-export const STEP_KEYS: Readonly<Record<'decision' | 'action' | 'terminal', readonly string[]>> = {
+export const STEP_KEYS: Readonly<Record<'decision' | 'action' | 'terminal' | 'table', readonly string[]>> = {
   decision: [...STEP_COMMON, 'branches', 'default_next'],
   action: [...STEP_COMMON, 'actions', 'next_step'],
   terminal: [...STEP_COMMON, 'result', 'output'],
+  table: [...STEP_COMMON, 'inputs', 'rows', 'default_next', 'hit_policy', 'next_step'],
 };
+
+/** Keys of a decision table row (EXTENSIONS.md 3). */
+export const TABLE_ROW_KEYS: readonly string[] = ['when', 'next_step', 'set'];
 
 /** Keys of a decision branch. */
 export const BRANCH_KEYS: readonly string[] = ['condition', 'next_step'];
@@ -78,12 +82,17 @@ export function checkStrictKeys(doc: JsonObject, add: (path: string, message: st
     const step = steps[id];
     if (!isObject(step)) continue;
     const type = step['type'];
-    if (type !== 'decision' && type !== 'action' && type !== 'terminal') continue;
+    if (type !== 'decision' && type !== 'action' && type !== 'terminal' && type !== 'table') continue;
     const at = joinKey('steps', id);
     unknownKeys(step, at, STEP_KEYS[type]);
     if (type === 'decision' && Array.isArray(step['branches'])) {
       step['branches'].forEach((branch, i) => {
         if (isObject(branch)) unknownKeys(branch, `${at}.branches[${i}]`, BRANCH_KEYS);
+      });
+    }
+    if (type === 'table' && Array.isArray(step['rows'])) {
+      step['rows'].forEach((row, i) => {
+        if (isObject(row)) unknownKeys(row, `${at}.rows[${i}]`, TABLE_ROW_KEYS);
       });
     }
     if (type === 'action' && Array.isArray(step['actions'])) {

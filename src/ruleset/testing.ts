@@ -15,6 +15,7 @@ import { execute, type ExecuteOptions } from './execute.js';
 import { joinKey } from './json.js';
 import type { RulesetTestDoc, RulesetTestExpect } from './model.js';
 import { ExecutionError } from './result.js';
+import { branchLocation } from './table.js';
 
 type JsonObject = Record<string, JsonValue>;
 
@@ -145,7 +146,8 @@ class CoverageTracker {
       if (info.type === 'terminal') count(terminals, at, reached);
       if (info.type !== 'decision') continue;
       const taken = this.branches.get(id);
-      info.branches.forEach((_, i) => count(branches, `${at}.branches[${i}]`, taken?.has(i) === true));
+      // A decision table's rows are its branches (`rows[i]`).
+      info.branches.forEach((_, i) => count(branches, branchLocation(info, at, i), taken?.has(i) === true));
       if (info.defaultNext !== null) count(branches, `${at}.default_next`, taken?.has(-1) === true);
     }
     return { steps, branches, terminals };

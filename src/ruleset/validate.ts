@@ -15,6 +15,7 @@ import { isValidRulesetName, type FieldMissing } from './model.js';
 import { reservedNameReason } from './reserved-names.js';
 import type { Problem } from './result.js';
 import { checkStrictKeys } from './strict-keys.js';
+import { cellExpression, rowCondition, variablesRead } from './table.js';
 import { checkTestsShape } from './test-shape.js';
 
 /** Location used for a problem with the document as a whole. */
@@ -35,6 +36,8 @@ export interface Analysis {
   readonly doc: JsonObject | null;
   /** Every parsed expression by its location (`steps.s.branches[0].condition`, ...). */
   readonly exprs: ReadonlyMap<string, ParsedExpression>;
+  /** Each decision table row's condition, by `steps.t.rows[i].when` (table.ts). */
+  readonly rowExprs: ReadonlyMap<string, ParsedExpression>;
   /** `config.field_missing`, default `lenient`. */
   readonly fieldMissing: FieldMissing;
   /** True when some action step has a `set_variable` action. */
@@ -56,7 +59,7 @@ export function analyzeRuleset(doc: unknown): Analysis {
   };
   if (!isPlainObject(doc)) {
     add(ROOT_PATH, 'must be a JSON object with config and steps');
-    return { problems, doc: null, exprs: new Map(), fieldMissing: 'lenient', hasVariables: false, inputSchema: null };
+    return { problems, doc: null, exprs: new Map(), rowExprs: new Map(), fieldMissing: 'lenient', hasVariables: false, inputSchema: null };
   }
   // The copy proves the whole document is JSON and detaches it from the caller's object.
   const copy: JsonObject = {};
@@ -72,7 +75,15 @@ export function analyzeRuleset(doc: unknown): Analysis {
   // of the authoring config keys, the shape of `tests`.
   checkStrictKeys(copy, add);
   checkTestsShape(copy['tests'], add);
-  return { problems, doc: copy, exprs: checker.exprs, fieldMissing: checker.fieldMissing, hasVariables: checker.hasVariables, inputSchema };
+  return {
+    problems,
+    doc: copy,
+    exprs: checker.exprs,
+    rowExprs: checker.rowExprs,
+    fieldMissing: checker.fieldMissing,
+    hasVariables: checker.hasVariables,
+    inputSchema,
+  };
 }
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
@@ -82,12 +93,22 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
 /** One validation pass over a JSON copy of a document. */
 class Checker {
   readonly exprs = new Map<string, ParsedExpression>();
+  /** Each table row's condition by `steps.t.rows[i].when` (its cells are in `exprs`). */
+  readonly rowExprs = new Map<string, ParsedExpression>();
+  problemCount = 0;
   fieldMissing: FieldMissing = 'lenient';
   hasVariables = false;
   /** Step ids, or null when `steps` is not an object (targets cannot be judged then). */
   private stepIds: ReadonlySet<string> | null = null;
 
-  constructor(private readonly add: (path: string, message: string) => void) {}
+  private readonly add: (path: string, message: string) => void;
+
+  constructor(add: (path: string, message: string) => void) {
+    this.add = (path, message) => {
+      this.problemCount++;
+      add(path, message);
+    };
+  }
 
   run(doc: JsonObject): void {
     const steps = doc['steps'];
@@ -148,8 +169,11 @@ class Checker {
       case 'terminal':
         this.checkTerminal(at, step);
         break;
+      case 'table':
+        this.checkTable(at, step); // decision tables (EXTENSIONS.md 3, table.ts)
+        break;
       default:
-        this.add(`${at}.type`, 'must be decision, action or terminal');
+        this.add(`${at}.type`, 'must be decision, action, terminal or table');
     }
   }
 
@@ -230,6 +254,97 @@ class Checker {
     }
   }
 
+  /**
+   * A decision table (EXTENSIONS.md 3, table.ts): its inputs are expressions; each cell, made
+   * into its expression, is checked at `rows[i].when[j]`. Routing rows carry `next_step`; with
+   * `hit_policy` the rows carry `set` values instead and the step carries `next_step`.
+   */
+  private checkTable(at: string, step: JsonObject): void {
+    const inputs = step['inputs'];
+    let columns: string[] | null = null;
+    if (inputs === undefined) this.add(`${at}.inputs`, 'required (an array of expressions)');
+    else if (!Array.isArray(inputs) || inputs.length === 0) this.add(`${at}.inputs`, 'must be a non-empty array of expressions');
+    else {
+      inputs.forEach((e, k) => this.checkExpr(e, `${at}.inputs[${k}]`));
+      if (inputs.every((e) => typeof e === 'string')) columns = inputs as string[];
+    }
+    const policy = step['hit_policy'];
+    const sets = policy !== undefined;
+    if (sets && policy !== 'first' && policy !== 'collect') this.add(`${at}.hit_policy`, 'must be first or collect');
+    if (sets) {
+      this.hasVariables = true;
+      this.checkRef(step['next_step'], `${at}.next_step`, true);
+      if (step['default_next'] !== undefined) this.add(`${at}.default_next`, 'not allowed with hit_policy (the step goes to its next_step)');
+    } else {
+      if (step['next_step'] !== undefined) this.add(`${at}.next_step`, 'only with hit_policy (routing rows carry their own next_step)');
+      this.checkRef(step['default_next'], `${at}.default_next`, false);
+    }
+    const rows = step['rows'];
+    if (rows === undefined) {
+      this.add(`${at}.rows`, 'required (an array, may be empty)');
+      return;
+    }
+    if (!Array.isArray(rows)) {
+      this.add(`${at}.rows`, 'must be an array');
+      return;
+    }
+    const setNames = new Set<string>();
+    for (const row of rows) if (isObject(row) && isObject(row['set'])) for (const k of Object.keys(row['set'])) setNames.add(k);
+    rows.forEach((row, i) => {
+      const rat = `${at}.rows[${i}]`;
+      if (!isObject(row)) {
+        this.add(rat, sets ? 'must be an object with when and set' : 'must be an object with when and next_step');
+        return;
+      }
+      const when = row['when'];
+      if (when === undefined) this.add(`${rat}.when`, 'required (one cell per input)');
+      else if (!Array.isArray(when)) this.add(`${rat}.when`, 'must be an array of cells (one per input)');
+      else {
+        if (columns !== null && when.length !== columns.length)
+          this.add(`${rat}.when`, `must have ${columns.length} cells (one per input), has ${when.length}`);
+        const before = this.problemCount;
+        when.forEach((cell, j) => {
+          const cat = `${rat}.when[${j}]`;
+          if (typeof cell !== 'string') this.add(cat, 'must be a string (-, a literal, an operator and operand, or an expression with ?)');
+          else if (columns !== null && j < columns.length) {
+            const text = cellExpression(cell, columns[j]!);
+            if (text !== null) this.checkExpr(text, cat, cell);
+          }
+        });
+        // The row's condition (what compile uses), kept apart so its reads are not checked twice.
+        if (this.problemCount === before && columns !== null && when.length === columns.length) {
+          const outcome = parseExpression(rowCondition(when as string[], columns), this.fieldMissing);
+          if (outcome.ok) this.rowExprs.set(`${rat}.when`, outcome.expr);
+          else this.add(`${rat}.when`, outcome.message);
+        }
+      }
+      if (sets) {
+        if (row['next_step'] !== undefined) this.add(`${rat}.next_step`, 'not allowed with hit_policy (use set; the step carries next_step)');
+        const set = row['set'];
+        if (set === undefined) this.add(`${rat}.set`, 'required with hit_policy (variable name to expression)');
+        else if (!isObject(set)) this.add(`${rat}.set`, 'must be an object mapping variable names to expressions');
+        else {
+          for (const name of Object.keys(set)) {
+            const nat = joinKey(`${rat}.set`, name);
+            if (!VARIABLE_NAME_RE.test(name)) this.add(nat, 'must be a variable name: letters, digits and _, not starting with a digit (read as $name)');
+            else this.checkExpr(set[name], nat);
+          }
+        }
+      } else {
+        if (row['set'] !== undefined) this.add(`${rat}.set`, 'only with hit_policy first or collect');
+        this.checkRef(row['next_step'], `${rat}.next_step`, true);
+      }
+    });
+    // NOTE: a set table's cells and values may not read what it sets (so `first` is exactly one
+    // if-chain per variable for the filter; table.ts firstValueTree).
+    if (sets) {
+      for (const [key, e] of this.exprs) {
+        if (!key.startsWith(`${at}.rows[`)) continue;
+        for (const v of variablesRead(e.ast, new Set())) if (setNames.has(v)) this.add(key, `must not read $${v}, which this table sets`);
+      }
+    }
+  }
+
   /** A step reference: must be a string naming a step. */
   private checkRef(value: JsonValue | undefined, at: string, required: boolean): void {
     if (value === undefined) {
@@ -242,7 +357,7 @@ class Checker {
   }
 
   /** An expression string: must parse (and pass the language's static checks). */
-  private checkExpr(value: JsonValue | undefined, at: string): void {
+  private checkExpr(value: JsonValue | undefined, at: string, written?: string): void {
     if (value === undefined) {
       this.add(at, 'required');
       return;
@@ -253,6 +368,7 @@ class Checker {
     }
     const outcome = parseExpression(value, this.fieldMissing);
     if (outcome.ok) this.exprs.set(at, outcome.expr);
-    else this.add(at, outcome.message);
+    // A table cell is checked as its expression: say which one the position is in.
+    else this.add(at, written === undefined ? outcome.message : `${outcome.message} (in '${value}', the expression of '${written}')`);
   }
 }

@@ -84,7 +84,11 @@ test('every problem is reported at once with its location', () => {
     "steps.check.branches[0].next_step: unknown step 'zz'",
   ]);
   assert.match(got[3]!, /^steps\.check\.branches\[1\]\.condition: .+ at \d+$/);
-  assert.deepEqual(got.slice(4), ["steps.s.id: must equal its key 's'", 'steps.s.type: must be decision, action or terminal', 'steps.t.result.code: required']);
+  assert.deepEqual(got.slice(4), [
+    "steps.s.id: must equal its key 's'",
+    'steps.s.type: must be decision, action, terminal or table',
+    'steps.t.result.code: required',
+  ]);
 });
 
 describe('document', () => {
@@ -239,16 +243,16 @@ describe('steps', () => {
       'must be a string',
     );
   });
-  test('type must be decision, action or terminal', () => {
+  test('type must be decision, action, terminal or table', () => {
     onlyProblem(
       mutate((d) => delete d['steps'].deny.type),
       'steps.deny.type',
-      'must be decision, action or terminal',
+      'must be decision, action, terminal or table',
     );
     onlyProblem(
       mutate((d) => (d['steps'].deny.type = 'Terminal')),
       'steps.deny.type',
-      'must be decision, action or terminal',
+      'must be decision, action, terminal or table',
     );
   });
   test('keys with dots or spaces are quoted in locations; empty key is a problem', () => {
@@ -258,7 +262,7 @@ describe('steps', () => {
       d['steps'][''] = { type: 'terminal', result: { code: 'E' } };
     });
     assert.deepEqual(lines(doc), [
-      'steps["a.b"].type: must be decision, action or terminal',
+      'steps["a.b"].type: must be decision, action, terminal or table',
       'steps["has space"].result.code: required',
       'steps[""]: step id must not be empty',
     ]);
