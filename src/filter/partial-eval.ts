@@ -140,7 +140,7 @@ function asBoolean(r: Residual): Residual {
 export interface Reads {
   readonly paths: readonly PathNode[];
   readonly variable: boolean;
-  /** Whether it calls now() (its value is the request's time). */
+  /** Whether it calls now() or reads reference data (its value differs between requests). */
   readonly now: boolean;
   /** The variable paths it reads. */
   readonly vars: readonly PathNode[];
@@ -180,7 +180,14 @@ function readsOf(node: Node, memo: ExprMemo): Reads {
               ? node.args
               : [];
   if (node.kind === 'path') {
-    r = node.scope === 'var' ? { paths: NO_PATHS, variable: true, vars: [node], now: false } : { paths: [node], variable: false, vars: NO_PATHS, now: false };
+    // Reference data (`@name.path`, EXTENSIONS.md 3): a known value read from the request's data
+    // snapshot (no field, no variable), which changes with the datasets: marked like now().
+    r =
+      node.scope === 'var'
+        ? { paths: NO_PATHS, variable: true, vars: [node], now: false }
+        : node.scope === 'data'
+          ? { paths: NO_PATHS, variable: false, vars: NO_PATHS, now: true }
+          : { paths: [node], variable: false, vars: NO_PATHS, now: false };
   } else {
     const paths: PathNode[] = [];
     const vars: PathNode[] = [];
