@@ -72,7 +72,10 @@ export class DataService implements DataServiceApi {
     if (body === undefined) throw new ServiceError('BAD_REQUEST', 'the request body must be the dataset: any JSON value');
     const record = dataRecord(ctx.tenant, name, body as JsonValue);
     if (record.bytes > this.deps.maxDataBytes) {
-      throw new ServiceError('PAYLOAD_TOO_LARGE', `dataset '${name}' is ${record.bytes} bytes of JSON; the limit is ${this.deps.maxDataBytes} (--max-data-bytes)`);
+      throw new ServiceError(
+        'PAYLOAD_TOO_LARGE',
+        `dataset '${name}' is ${record.bytes} bytes of JSON; the limit is ${this.deps.maxDataBytes} (--max-data-bytes)`,
+      );
     }
     const created = await this.deps.store.put(record);
     this.auditData(ctx, 'data_put', { data_name: name, version: record.version, bytes: record.bytes, created });
@@ -110,7 +113,10 @@ function info(r: DataRecord): DataInfo {
 
 function checkName(name: string): void {
   if (!isValidRulesetName(name)) {
-    throw new ServiceError('BAD_REQUEST', `invalid dataset name '${name}': the ruleset name rule: 1 to 128 letters, digits, '_', '-', '.', not starting with '.'; expressions read names that are identifiers`);
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `invalid dataset name '${name}': the ruleset name rule: 1 to 128 letters, digits, '_', '-', '.', not starting with '.'; expressions read names that are identifiers`,
+    );
   }
 }
 

@@ -115,7 +115,7 @@ export class DataStore {
   }
 
   /** Stores the record (file first, then memory); resolves to true when it was created. */
-  put(record: DataRecord, origin = 'api', persist = true): Promise<boolean> {
+  async put(record: DataRecord, origin = 'api', persist = true): Promise<boolean> {
     assertValidDataName(record.name);
     return this.serialized(async () => {
       const dir = this.options.rulesDir;
@@ -132,7 +132,7 @@ export class DataStore {
   }
 
   /** Removes the dataset (file first, then memory); resolves to false when it did not exist. */
-  delete(tenant: string, name: string, origin = 'api', persist = true): Promise<boolean> {
+  async delete(tenant: string, name: string, origin = 'api', persist = true): Promise<boolean> {
     assertValidDataName(name);
     return this.serialized(async () => {
       if (this.get(tenant, name) === undefined) return false;

@@ -120,13 +120,25 @@ describe('reference data with --rules-dir', () => {
   });
 
   it('a filter treats the dataset as known values, and follows a change', async () => {
-    const first = await http(server.url, 'POST', `${API}/rulesets/screen/filter`, { known_input: {}, target_results: ['REVIEW'], field_mapping: { 'user.country': 'country' } });
+    const first = await http(server.url, 'POST', `${API}/rulesets/screen/filter`, {
+      known_input: {},
+      target_results: ['REVIEW'],
+      field_mapping: { 'user.country': 'country' },
+    });
     assert.equal(first.status, 200, JSON.stringify(first.body));
     const text = JSON.stringify(first.body);
     assert.match(text, /KP/);
     assert.match(text, /IR/);
     assert.equal((await http(server.url, 'PUT', `${API}/data/high_risk`, { countries: ['CU'] })).status, 200);
-    const second = JSON.stringify((await http(server.url, 'POST', `${API}/rulesets/screen/filter`, { known_input: {}, target_results: ['REVIEW'], field_mapping: { 'user.country': 'country' } })).body);
+    const second = JSON.stringify(
+      (
+        await http(server.url, 'POST', `${API}/rulesets/screen/filter`, {
+          known_input: {},
+          target_results: ['REVIEW'],
+          field_mapping: { 'user.country': 'country' },
+        })
+      ).body,
+    );
     assert.match(second, /CU/);
     assert.doesNotMatch(second, /KP/);
     const now = await http(server.url, 'POST', `${API}/execute/screen`, { input: { user: { country: 'CU' } } });
@@ -213,7 +225,7 @@ describe('reference data per tenant (multi-tenancy)', () => {
     assert.equal(unknown.body.code, 'TENANT_NOT_FOUND');
   });
 
-  it('reloads every tenant\'s datasets at start', async () => {
+  it("reloads every tenant's datasets at start", async () => {
     await server.stop();
     server = await startServer(['--multi-tenancy-enabled', '--rules-dir', dir.path]);
     assert.deepEqual((await http(server.url, 'GET', `${API}/data/high_risk`, undefined, as('beta'))).body, { countries: ['FR'] });
