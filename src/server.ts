@@ -12,10 +12,13 @@ import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js
 import { BufferedLineSink } from './observe/buffered-sink.js';
 import type { Tracing } from './observe/tracing.js';
 import { NO_METRICS } from './service/ports.js';
+import { DataService } from './service/data-service.js';
+import { RoleGuard } from './service/role-guard.js';
 import { RuleService } from './service/rule-service.js';
 import { setupTenancy } from './service/tenancy.js';
 import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/index.js';
 import { createStore } from './store/index.js';
+import { DataStore } from './store/data-store.js';
 import { prepareSync } from './sync/index.js';
 import { buildHttpApp } from './transport/http/app.js';
 import { loadHttpsOptions } from './transport/http/https.js';
@@ -68,6 +71,17 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const observe = { ...(tracing ? { tracing } : {}), ...(requestLog ? { requestLog } : {}) };
   // Multi-tenancy (docs/tenancy.md): the tenant registry from <rules-dir>/tenants.json; null when off.
   const tenancy = config.multiTenancyEnabled ? await setupTenancy({ config, store, audit, logger, clock: () => performance.now() }) : null;
+  // Reference data (EXTENSIONS.md 3, docs/expressions.md): <rules-dir>/data/<name>.json, read back here.
+  const dataStore = new DataStore({ rulesDir: config.rulesDir, logger });
+  const dataReport = await dataStore.load();
+  for (const skipped of dataReport.skipped) logger.warn({ path: skipped.path, reason: skipped.reason }, 'skipped a data file');
+  const data = new DataService({
+    store: dataStore,
+    guard: new RoleGuard(config.role, config.writerAddr),
+    audit,
+    maxDataBytes: config.maxDataBytes,
+    tenancy: tenancy?.registry ?? null,
+  });
   const service = new RuleService(
     {
       version: VERSION,
@@ -90,6 +104,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       now: Date.now,
       ...(tracing ? { tracer: tracing } : {}),
       ...(tenancy ? { tenancy: tenancy.registry, tenantSync: tenancy.sync } : {}),
+      data: (tenant) => data.snapshot(tenant),
     },
   );
 
@@ -123,6 +138,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       ...observe,
       multiTenancy: config.multiTenancyEnabled,
       ...(tenancy ? { tenants: tenancy.manager } : {}),
+      data,
       metrics: metrics ? async () => ({ contentType: metrics.contentType, body: await metrics.render() }) : undefined,
       logger,
       ...(httpAuth ? { auth: httpAuth } : {}),

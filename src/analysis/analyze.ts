@@ -18,7 +18,7 @@
  * Unreachable steps get only UNREACHABLE_STEP (no execution reaches their branches).
  */
 import type { JsonValue, Node } from '../expr/ast.js';
-import { renderPath } from '../expr/index.js';
+import { dataState, renderPath } from '../expr/index.js';
 import type { Condition } from '../filter/condition.js';
 import type { KnownInput } from '../filter/partial-eval.js';
 import type { Pred } from '../filter/predicate.js';
@@ -230,6 +230,10 @@ function endsInNoMatch(compiled: CompiledRuleset, input: Input, stepId: string):
   // NOTE (speed): most candidates end in an error; its stack trace is never read here.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
+  // Reference data: the analysis runs without datasets (`@name` reads null), whatever the last
+  // execution left in the snapshot (expr/data-ref.ts); restored after.
+  const data = dataState.current;
+  dataState.current = null;
   try {
     execute(compiled, input, { clock: () => 0, timeoutMs: 0, maxSteps: 10_000 });
     return false;
@@ -237,6 +241,7 @@ function endsInNoMatch(compiled: CompiledRuleset, input: Input, stepId: string):
     return err instanceof ExecutionError && err.code === 'NO_MATCHING_BRANCH' && err.stepId === stepId;
   } finally {
     Error.stackTraceLimit = limit;
+    dataState.current = data;
   }
 }
 

@@ -17,7 +17,7 @@ export function decisionConditions(compiled: CompiledRuleset, step: DecisionInfo
   return step.branches.map((b) => toCondition(partialEval(b.ast, known)));
 }
 
-/** Nothing known: every input field is a column. */
+/** Nothing known: every input field is a column; reference data (`@name`) is not known either. */
 export function nothingKnown(compiled: CompiledRuleset): KnownInput {
-  return { root: {}, fieldMissing: compiled.fieldMissing, memo: newExprMemo() };
+  return { root: {}, fieldMissing: compiled.fieldMissing, memo: newExprMemo(), opaqueData: true };
 }

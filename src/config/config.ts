@@ -264,6 +264,7 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     maxSteps: r.num('max-steps'),
     maxEvalOps: r.num('max-eval-ops'),
     maxValueBytes: r.num('max-value-bytes'),
+    maxDataBytes: r.num('max-data-bytes'),
     maxBatchSize: r.num('max-batch-size'),
     auditDir: r.str('audit-dir'),
     auditSampleRate: r.num('audit-sample-rate'),

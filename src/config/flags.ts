@@ -341,6 +341,15 @@ export const FLAGS: readonly FlagDef[] = [
     example: '65536',
   },
   {
+    name: 'max-data-bytes',
+    env: 'SVC_MAX_DATA_BYTES',
+    kind: POSITIVE,
+    default: '10485760',
+    group: 'Execution',
+    doc: 'Largest reference dataset (PUT /api/v1/data/:name) in bytes of its compact JSON; larger is 413 PAYLOAD_TOO_LARGE.',
+    example: '1048576',
+  },
+  {
     name: 'max-batch-size',
     env: 'SVC_MAX_BATCH_SIZE',
     kind: POSITIVE,

@@ -55,6 +55,8 @@ export interface Config {
   readonly maxEvalOps: number;
   /** Largest string an evaluation may build, in UTF-8 bytes (EXTENSIONS.md 6). */
   readonly maxValueBytes: number;
+  /** Largest reference dataset in bytes of its compact JSON (EXTENSIONS.md 3 "Reference data"). */
+  readonly maxDataBytes: number;
   readonly maxBatchSize: number;
   // Audit and metrics
   readonly auditDir: string | null;

@@ -32,12 +32,13 @@ export interface ArrayNode {
 /**
  * A field path. `scope: 'input'` reads the input (`user.age`, `items[0].price`);
  * `scope: 'var'` reads a variable set by an action step (`$discount`, `$d.x`), where
- * `segments[0]` is the variable name. Segments are object keys (string) or array indices
- * (non-negative integer).
+ * `segments[0]` is the variable name; `scope: 'data'` reads a reference dataset of the tenant
+ * (`@high_risk.countries`, EXTENSIONS.md 3), where `segments[0]` is the dataset name. Segments
+ * are object keys (string) or array indices (non-negative integer).
  */
 export interface PathNode {
   readonly kind: 'path';
-  readonly scope: 'input' | 'var';
+  readonly scope: 'input' | 'var' | 'data';
   readonly segments: readonly (string | number)[];
   readonly pos: number;
 }

@@ -10,6 +10,7 @@
  */
 import type { JsonValue, PathNode } from './ast.js';
 import type { CompiledExpr, Vars } from './compiled-expr.js';
+import { dataState } from './data-ref.js';
 import { ExprRuntimeError } from './errors.js';
 import { renderPath } from './render.js';
 
@@ -91,6 +92,9 @@ export function missingFieldError(path: Pick<PathNode, 'scope' | 'segments'>): E
   if (path.scope === 'var' && path.segments.length === 1) {
     return new ExprRuntimeError('MISSING_FIELD', `variable '$${String(path.segments[0])}' is not set`);
   }
+  if (path.scope === 'data' && path.segments.length === 1) {
+    return new ExprRuntimeError('MISSING_FIELD', `dataset '@${String(path.segments[0])}' does not exist`);
+  }
   return new ExprRuntimeError('MISSING_FIELD', `field '${renderPath(path)}' is missing`);
 }
 
@@ -105,6 +109,11 @@ export function compileRawReader(path: PathNode): RawReader {
   }
   const segs = path.segments.map((s) => (typeof s === 'string' ? internalize(s) : s));
   const kinds = stepKinds(segs);
+  if (path.scope === 'data') {
+    // Reference data (expr/data-ref.ts): the dataset from the execution's snapshot, then the path in it.
+    const name = segs[0] as string;
+    return () => readSteps(dataState.current?.get(name), kinds, segs, 1) as JsonValue | undefined;
+  }
   if (path.scope === 'var') {
     if (segs.length === 1 && kinds[0] === STEP_DIRECT) {
       const name = segs[0] as string;
@@ -137,7 +146,8 @@ export function compileValueReader(path: PathNode, strict: boolean): CompiledExp
   const raw = compileRawReader(path);
   if (!strict) return (i, v) => orNull(raw(i, v));
   if (path.scope === 'input' || path.segments.length === 1) return (i, v) => orThrow(raw(i, v), path);
-  // A variable path in strict mode: say whether the variable itself is unset or a field under it is missing.
+  // A variable or dataset path in strict mode: say whether the variable (dataset) itself is
+  // unset (missing) or a field under it is missing.
   const head: PathNode = { ...path, segments: path.segments.slice(0, 1) };
   const readHead = compileRawReader(head);
   const segs = path.segments.map((s) => (typeof s === 'string' ? internalize(s) : s));

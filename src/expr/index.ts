@@ -24,3 +24,4 @@ export {
   type BudgetLimits,
 } from './budget.js';
 export { beginNow, callsNow, canonicalDateText, setRequestNow } from './dates.js';
+export { dataState, datasetNames, readDataset, readsData, setDataSnapshot, type DataSnapshot } from './data-ref.js';

@@ -6,7 +6,7 @@
 import { ExprSyntaxError } from './errors.js';
 
 /** Kinds of tokens. `ident` includes the reserved words (see `KEYWORDS`). */
-export type TokenKind = 'number' | 'string' | 'ident' | 'var' | 'op' | 'eof';
+export type TokenKind = 'number' | 'string' | 'ident' | 'var' | 'data' | 'op' | 'eof';
 
 /** One token. `pos`/`end` are 0-based offsets (end exclusive) into the source. */
 export interface Token {
@@ -100,6 +100,17 @@ export function tokenize(source: string): Token[] {
         continue;
       }
       throw new ExprSyntaxError('UNEXPECTED_CHARACTER', `unexpected character '$'`, i);
+    }
+    if (c === 64 /* @ */) {
+      // Reference data (EXTENSIONS.md 3): `@name` names a dataset of the tenant (expr/data-ref.ts).
+      let end = i + 1;
+      if (end < n && isIdentStart(source.charCodeAt(end))) {
+        while (end < n && isIdentPart(source.charCodeAt(end))) end++;
+        tokens.push({ kind: 'data', text: source.slice(i + 1, end), value: null, pos: i, end });
+        i = end;
+        continue;
+      }
+      throw new ExprSyntaxError('UNEXPECTED_CHARACTER', `unexpected character '@'`, i);
     }
     const two = source.slice(i, i + 2);
     if (TWO_CHAR_OPS.has(two)) {

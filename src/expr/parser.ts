@@ -58,6 +58,7 @@ export function parse(source: string): Node {
 function describe(tok: Token): string {
   if (tok.kind === 'eof') return 'end of expression';
   if (tok.kind === 'var') return `'$${tok.text}'`;
+  if (tok.kind === 'data') return `'@${tok.text}'`;
   const text = tok.text.length > 24 ? `${tok.text.slice(0, 24)}…` : tok.text;
   return `'${text}'`;
 }
@@ -178,6 +179,7 @@ class Parser {
         this.next();
         return { kind: 'literal', value: tok.value, pos: tok.pos };
       case 'var':
+      case 'data':
         return this.parsePath();
       case 'ident': {
         if (tok.text === 'true' || tok.text === 'false') {
@@ -204,16 +206,16 @@ class Parser {
     }
   }
 
-  // path := ( IDENT | VAR | '.' member ) ( '.' member | '[' index ']' )*     -- no whitespace inside
+  // path := ( IDENT | VAR | DATA | '.' member ) ( '.' member | '[' index ']' )*     -- no whitespace inside
   // member := IDENT | KEYWORD
   // index := NUMBER (a non-negative integer) | STRING
   private parsePath(): PathNode {
     const first = this.next();
     const segments: (string | number)[] = [];
-    let scope: 'input' | 'var' = 'input';
+    let scope: 'input' | 'var' | 'data' = 'input';
     let end = first.end;
-    if (first.kind === 'var') {
-      scope = 'var';
+    if (first.kind === 'var' || first.kind === 'data') {
+      scope = first.kind;
       segments.push(first.text);
     } else if (first.kind === 'ident') {
       segments.push(first.text);
@@ -377,6 +379,7 @@ class Parser {
       case 'number':
       case 'string':
       case 'var':
+      case 'data':
         return true;
       case 'ident':
         return !KEYWORDS.has(tok.text) || ['true', 'false', 'null', 'if'].includes(tok.text);

@@ -56,7 +56,7 @@ function renderLiteral(value: null | boolean | number | string): string {
   return JSON.stringify(value);
 }
 
-/** Renders a path as written in the source: `a.b[0]`, `a["odd key"]`, `$v.x`, `.["odd key"]`. */
+/** Renders a path as written in the source: `a.b[0]`, `a["odd key"]`, `$v.x`, `@d.x`, `.["odd key"]`. */
 export function renderPath(node: Pick<PathNode, 'scope' | 'segments'>): string {
   const segs = node.segments;
   const head = segs[0];
@@ -65,6 +65,9 @@ export function renderPath(node: Pick<PathNode, 'scope' | 'segments'>): string {
   if (node.scope === 'var') {
     if (typeof head !== 'string' || !IDENTIFIER.test(head)) throw new TypeError(`invalid variable name ${String(head)}`);
     out = `$${head}`;
+  } else if (node.scope === 'data') {
+    if (typeof head !== 'string' || !IDENTIFIER.test(head)) throw new TypeError(`invalid dataset name ${String(head)}`);
+    out = `@${head}`;
   } else if (typeof head === 'string' && IDENTIFIER.test(head) && !KEYWORDS.has(head)) {
     out = head;
   } else if (head === undefined) {

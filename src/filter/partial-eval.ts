@@ -52,6 +52,12 @@ export interface KnownInput {
    * Present: a variable it does not bind is unset (null when lenient, a failure when strict).
    */
   readonly vars?: VarScope;
+  /**
+   * Reference data (`@name`): known values read from the request's data snapshot unless this is
+   * true; true (the analysis, which runs without datasets): each read is an untracked value,
+   * like an untracked variable, so nothing is concluded from datasets the ruleset may see later.
+   */
+  readonly opaqueData?: boolean;
 }
 
 /** What a variable holds on the current path. */
@@ -140,10 +146,12 @@ function asBoolean(r: Residual): Residual {
 export interface Reads {
   readonly paths: readonly PathNode[];
   readonly variable: boolean;
-  /** Whether it calls now() (its value is the request's time). */
+  /** Whether it calls now() or reads reference data (its value differs between requests). */
   readonly now: boolean;
   /** The variable paths it reads. */
   readonly vars: readonly PathNode[];
+  /** Whether it reads reference data (`@name`). */
+  readonly data: boolean;
 }
 
 /**
@@ -180,18 +188,27 @@ function readsOf(node: Node, memo: ExprMemo): Reads {
               ? node.args
               : [];
   if (node.kind === 'path') {
-    r = node.scope === 'var' ? { paths: NO_PATHS, variable: true, vars: [node], now: false } : { paths: [node], variable: false, vars: NO_PATHS, now: false };
+    // Reference data (`@name.path`, EXTENSIONS.md 3): a known value read from the request's data
+    // snapshot (no field, no variable), which changes with the datasets: marked like now().
+    r =
+      node.scope === 'var'
+        ? { paths: NO_PATHS, variable: true, vars: [node], now: false, data: false }
+        : node.scope === 'data'
+          ? { paths: NO_PATHS, variable: false, vars: NO_PATHS, now: true, data: true }
+          : { paths: [node], variable: false, vars: NO_PATHS, now: false, data: false };
   } else {
     const paths: PathNode[] = [];
     const vars: PathNode[] = [];
     let now = node.kind === 'call' && node.name === 'now';
+    let data = false;
     for (const c of children) {
       const cr = readsOf(c, memo);
       paths.push(...cr.paths);
       vars.push(...cr.vars);
       now ||= cr.now;
+      data ||= cr.data;
     }
-    r = { paths: paths.length === 0 ? NO_PATHS : paths, variable: vars.length > 0, vars: vars.length === 0 ? NO_PATHS : vars, now };
+    r = { paths: paths.length === 0 ? NO_PATHS : paths, variable: vars.length > 0, vars: vars.length === 0 ? NO_PATHS : vars, now, data };
   }
   memo.reads.set(node, r);
   return r;
@@ -208,6 +225,7 @@ export function readsVariables(node: Node, known: KnownInput): boolean {
  */
 function isKnownSubtree(node: Node, known: KnownInput): boolean {
   const r = readsOf(node, known.memo);
+  if (r.data && known.opaqueData === true) return false;
   if (r.variable) {
     const vars = known.vars;
     if (vars === undefined) return false;
@@ -254,6 +272,7 @@ export function partialEval(node: Node, known: KnownInput): Residual {
       return failed ?? { kind: 'array', items };
     }
     case 'path':
+      if (node.scope === 'data') return { kind: 'var', path: renderPath(node) }; // opaqueData only (isKnownSubtree)
       return node.scope === 'var' ? variable(node, known) : { kind: 'field', path: renderPath(node) };
     case 'unary': {
       const operand = partialEval(node.operand, known);

@@ -18,6 +18,7 @@ import type { ActionInfo, StepInfo } from './step-info.js';
 import { PLAN_KIND, assertNever } from './steps.js';
 import { analyzeRuleset } from './validate.js';
 import { callsNow } from '../expr/dates.js';
+import { datasetNames } from '../expr/data-ref.js';
 
 export type { ActionInfo, ActionStepInfo, BranchInfo, DecisionInfo, OutputInfo, StepInfo, TerminalInfo } from './step-info.js';
 
@@ -46,6 +47,11 @@ export interface CompiledRuleset {
   readonly graph: RulesetGraph;
   /** The compiled `config.input_schema` (EXTENSIONS.md 2 "Input schema"); null without one. */
   readonly inputSchema: InputSchema | null;
+  /**
+   * The reference datasets its expressions read (`@name`, EXTENSIONS.md 3), sorted; empty when
+   * none: the service hands executions a data snapshot only when this is not empty.
+   */
+  readonly datasets: readonly string[];
   /** Values derived lazily by higher layers (the filter's prepared state), owned by this value. */
   readonly derived: DerivedValues;
   /** INTERNAL: the execution plan used by `execute`. Not part of the API; may change any time. */
@@ -203,6 +209,8 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     steps: infos,
     graph: buildGraph(infos, config.entry_step),
     inputSchema: analysis.inputSchema,
+    // Reference data (EXTENSIONS.md 3): the datasets read, so other rulesets skip the snapshot.
+    datasets: Object.freeze([...[...exprs.values()].reduce((out, e) => datasetNames(e.ast, out), new Set<string>())].sort()),
     derived: new DerivedValues(),
     _plan: plan,
   });

@@ -74,7 +74,11 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.FAILED_PRECONDITION,
     meaning: 'The operation conflicts with the current state (e.g. deleting a tenant that still owns rulesets).',
   },
-  PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, meaning: 'The request body is larger than --max-request-body-bytes.' },
+  PAYLOAD_TOO_LARGE: {
+    http: 413,
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    meaning: 'The request body is larger than --max-request-body-bytes, or a reference dataset larger than --max-data-bytes.',
+  },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, meaning: 'The request body is not JSON.' },
   TESTS_FAILED: {
     http: 422,

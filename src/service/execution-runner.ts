@@ -7,7 +7,7 @@
  * execution allocates nothing here, and with tracing off `run` tests one field to choose the
  * untraced path.
  */
-import { meter, type BudgetLimits } from '../expr/index.js';
+import { meter, setDataSnapshot, type BudgetLimits, type DataSnapshot } from '../expr/index.js';
 import { execute as executeRuleset } from '../ruleset/index.js';
 import type { ExecuteOptions, ExecutionStats } from '../ruleset/execute.js';
 import { ExecutionError, type ExecutionResult } from '../ruleset/result.js';
@@ -38,6 +38,8 @@ export interface ExecutionRunnerDeps {
   readonly clock: () => number;
   readonly tracer?: ServiceTracer;
   readonly tenancy: TenancyPort | null;
+  /** Reference data (EXTENSIONS.md 3): the datasets `@name` reads for a tenant; absent: none. */
+  readonly data?: (tenant: string) => DataSnapshot;
 }
 
 /** What the traced execution path needs, built once when a tracer is given. */
@@ -92,6 +94,8 @@ export class ExecutionRunner {
   run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
     // Input schema (EXTENSIONS.md 2): the input is validated first, only when the ruleset has one.
     if (rec.compiled.inputSchema !== null) checkInput(rec.compiled.inputSchema, input);
+    // Reference data (./data-service.ts): only rulesets that read `@name` get the tenant's snapshot.
+    if (rec.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(rec.tenant) ?? null);
     if (this.traced !== null) return this.runTraced(ctx, rec, input, trace, this.traced);
     const { metrics } = this.deps;
     metrics.activeInc();

@@ -12,7 +12,9 @@ import {
   beginNow,
   cachedEvaluator,
   disarmBudget,
+  setDataSnapshot,
   type BudgetLimits,
+  type DataSnapshot,
 } from '../expr/index.js';
 import { generateFilter, parseFilterRequest } from '../filter/index.js';
 import { compileRuleset, inputSchemaAnswer, type InputSchemaAnswer } from '../ruleset/index.js';
@@ -91,6 +93,8 @@ export interface RuleServiceDeps {
   readonly tenancy?: TenancyPort;
   /** The tenants collection for sync (multi-tenancy); absent: snapshot and changes hold rulesets only. */
   readonly tenantSync?: TenantSyncPort;
+  /** Reference data (EXTENSIONS.md 3, ./data-service.ts): the datasets `@name` reads; absent: none. */
+  readonly data?: (tenant: string) => DataSnapshot;
 }
 
 export type { ApplyOutcome } from '../store/change.js';
@@ -128,6 +132,7 @@ export class RuleService implements RuleServiceApi {
       clock: deps.clock,
       tenancy: this.tenancy,
       ...(deps.tracer ? { tracer: deps.tracer } : {}),
+      ...(deps.data ? { data: deps.data } : {}),
     });
   }
 
@@ -178,6 +183,7 @@ export class RuleService implements RuleServiceApi {
     // EXTENSIONS.md 2 "Analysis": the warnings of the answer, or 400 with config.strict.
     const analysis = analysisGate(record.compiled);
     // EXTENSIONS.md 2 "Tests": the document's own tests run on the new content before anything is stored.
+    if (record.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null); // `@name` (./data-service.ts)
     assertOwnTestsPass(record.compiled, this.testRunOptions());
     // Tenant max_rulesets: creating one more is refused; updating an existing one is not. Checked
     // by the store under its write lock, so creates in flight together cannot overshoot it.
@@ -263,6 +269,7 @@ export class RuleService implements RuleServiceApi {
     // one execution, with the default execution timeout (--execution-timeout-ms) as deadline.
     armBudget(this.options.budget ?? DEFAULT_BUDGET, clock, started, this.options.executionTimeoutMs);
     beginNow(); // now(): the request's "now", else the clock read once (expr/dates.ts)
+    setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null); // `@name` reads the tenant's datasets (./data-service.ts)
     try {
       const out = evaluateExpression(expression, context ?? {});
       disarmBudget();
@@ -303,6 +310,8 @@ export class RuleService implements RuleServiceApi {
       const parsed = parseFilterRequest(request);
       // Input schema (EXTENSIONS.md 2): the fields given in known_input are validated.
       checkKnownInput(rec.compiled.inputSchema, parsed.known_input);
+      // Reference data: the filter reads `@name` as known values (filter/partial-eval.ts).
+      if (rec.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null);
       return generateFilter(rec.compiled, parsed);
     } catch (err) {
       throw fromFilterError(err);
@@ -323,6 +332,7 @@ export class RuleService implements RuleServiceApi {
     const rec = this.record(ctx, name);
     const tests = requestedTests(rec.compiled, body, this.options.maxBatchSize);
     if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, tests.length);
+    if (rec.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null); // `@name` (./data-service.ts)
     return testReport(rec.compiled, tests, this.testRunOptions());
   }
 

@@ -4,6 +4,7 @@
  * closures must agree with it on every input (test/property/expr.test.ts, the golden cases).
  */
 import type { JsonValue, Node, PathNode } from '../../src/expr/ast.js';
+import { dataState } from '../../src/expr/data-ref.js';
 import { ExprRuntimeError } from '../../src/expr/errors.js';
 import { renderPath } from '../../src/expr/render.js';
 import { callFunction } from '../../src/expr/functions.js';
@@ -23,6 +24,8 @@ export function outcomeOf(f: () => JsonValue): Outcome {
 }
 
 function root(path: PathNode, input: unknown, vars: Record<string, JsonValue> | null): unknown {
+  // Reference data (`@name`): the current data snapshot as a plain object of datasets.
+  if (path.scope === 'data') return Object.fromEntries(dataState.current ?? []);
   return path.scope === 'input' ? input : (vars ?? {});
 }
 
@@ -38,6 +41,9 @@ function readValue(path: PathNode, input: unknown, vars: Record<string, JsonValu
   if (!strict) return null;
   if (path.scope === 'var' && !readPath(vars ?? {}, path.segments.slice(0, 1)).found) {
     throw new ExprRuntimeError('MISSING_FIELD', `variable '$${String(path.segments[0])}' is not set`);
+  }
+  if (path.scope === 'data' && dataState.current?.get(String(path.segments[0])) === undefined) {
+    throw new ExprRuntimeError('MISSING_FIELD', `dataset '@${String(path.segments[0])}' does not exist`);
   }
   throw new ExprRuntimeError('MISSING_FIELD', `field '${renderPath(path)}' is missing`);
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../../log.js';
 import type { Tracing } from '../../observe/tracing.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../answer-bound.js';
 import { unexpectedFields } from '../../service/errors.js';
+import type { DataServiceApi } from '../../service/data-service.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import type { HttpAuth } from './auth.js';
@@ -48,6 +49,8 @@ export interface HttpAppOptions {
   readonly requestLog?: RequestLogger;
   /** Tenant management (`--multi-tenancy-enabled`); absent: the `/api/v1/tenants` routes do not exist. */
   readonly tenants?: TenantManagerApi;
+  /** Reference data (EXTENSIONS.md 3); absent: the `/api/v1/data` routes answer 404. */
+  readonly data?: DataServiceApi;
   /**
    * The hot dispatcher (./hot-dispatch.ts); on unless false. It is never installed with
    * tracing, the request log or debug mode, whose hooks must see every request.
@@ -66,6 +69,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     debugMode: options.debugMode,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     ...(options.tenants ? { tenants: options.tenants } : {}),
+    ...(options.data ? { data: options.data } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.debugRuleset ? { debugRuleset: options.debugRuleset } : {}),
   };

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RoutePermission } from '../../auth/index.js';
+import type { DataServiceApi } from '../../service/data-service.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 
@@ -39,6 +40,8 @@ export interface RouteDeps {
   readonly maxResponseBytes: number;
   /** Tenant management (`--multi-tenancy-enabled`). */
   readonly tenants?: TenantManagerApi;
+  /** Reference data (EXTENSIONS.md 3, ./data-routes.ts); absent: its routes answer 404. */
+  readonly data?: DataServiceApi;
   /** Renders `/metrics`; undefined when metrics are disabled. */
   readonly metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Debug rendering of a ruleset's conditions (`--debug-mode`). */

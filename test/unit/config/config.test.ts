@@ -49,6 +49,7 @@ const DEFAULTS: Config = {
   maxSteps: 10000,
   maxEvalOps: 10_000_000,
   maxValueBytes: 1_048_576,
+  maxDataBytes: 10_485_760,
   maxBatchSize: 10000,
   auditDir: null,
   auditSampleRate: 10,

@@ -6,6 +6,7 @@
  *     name: optional title
  *     input: {user: {age: 20}}     # default {}
  *     vars: {d: 1}                 # default none
+ *     data: {high_risk: {countries: [KP]}}   # reference datasets `@name` reads; default none
  *     mode: lenient | strict | both   # default both
  *     result: true                 # expected value, or
  *     error: {code: TYPE_ERROR, message: '...'}            # runtime error, or
@@ -21,7 +22,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import type { JsonValue } from '../../../src/expr/ast.js';
-import { compile, ExprSyntaxError, parse, render } from '../../../src/expr/index.js';
+import { compile, ExprSyntaxError, parse, render, setDataSnapshot } from '../../../src/expr/index.js';
 import { outcomeOf, referenceEvaluate, type Outcome } from '../../helpers/expr-reference.js';
 
 interface Case {
@@ -30,6 +31,7 @@ interface Case {
   name?: string;
   input?: unknown;
   vars?: Record<string, JsonValue> | null;
+  data?: Record<string, JsonValue>;
   mode?: 'lenient' | 'strict' | 'both';
   result?: JsonValue;
   error?: { code: string; message?: string };
@@ -85,6 +87,7 @@ function runCase(c: Case): void {
   const modes = c.mode === undefined || c.mode === 'both' ? (['lenient', 'strict'] as const) : [c.mode];
   const input = c.input === undefined ? {} : c.input;
   const vars = c.vars ?? null;
+  setDataSnapshot(c.data === undefined ? null : new Map(Object.entries(c.data)));
   for (const mode of modes) {
     const run = compile(ast, { fieldMissing: mode });
     const compiled = normal(outcomeOf(() => run(input, vars)));

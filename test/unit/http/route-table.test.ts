@@ -45,6 +45,11 @@ const CONTRACT: Record<string, Permission> = {
   'GET /api/v1/debug/rulesets/:name': 'read',
   // Input schema (EXTENSIONS.md 2).
   'GET /api/v1/rulesets/:name/schema': 'read',
+  // Reference data (EXTENSIONS.md 3).
+  'GET /api/v1/data': 'read',
+  'GET /api/v1/data/:name': 'read',
+  'PUT /api/v1/data/:name': 'write',
+  'DELETE /api/v1/data/:name': 'write',
 };
 
 const key = (r: Route): string => `${r.method} ${r.path}`;
@@ -143,6 +148,8 @@ describe('route table', () => {
       ['/healthz/live', ['GET'], ['GET']],
       ['/healthz/ready', ['GET'], ['GET']],
       ['/metrics', ['GET'], ['GET']],
+      ['/api/v1/data', ['GET'], ['GET']],
+      ['/api/v1/data/x', ['GET', 'PUT', 'DELETE'], ['GET', 'PUT', 'DELETE']],
       ['/api/v1/tenants', [], ['GET', 'POST']],
       ['/api/v1/tenants/t1', [], ['GET', 'PUT', 'DELETE']],
       // NOTE: a wrong method on the debug route has always been 404
