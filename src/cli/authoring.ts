@@ -11,11 +11,11 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { analyzeRuleset, type AnalysisWarning } from '../analysis/index.js';
-import { DEFAULT_BUDGET } from '../expr/budget.js';
 import { compileRuleset, RulesetValidationError, type CompiledRuleset, type Problem } from '../ruleset/index.js';
 import { runTests, type CoverageCount, type TestReport } from '../ruleset/testing.js';
 import { CliError, EXIT_FAILED, EXIT_OK } from '../signing/cli-support.js';
 import { STDIO, type Output } from './commands.js';
+import { CLI_EXECUTION } from './local-service.js';
 import { findRuleFiles, readRuleFile } from './rule-files.js';
 
 /** A rule file compiled, or its validation problems. */
@@ -67,7 +67,7 @@ export function testCommand(paths: readonly string[], opts: { junit?: string; mi
       continue;
     }
     const tests = c.compiled.doc.tests ?? [];
-    const report = runTests(c.compiled, tests, { clock: () => performance.now(), timeoutMs: 5000, maxSteps: 10_000, budget: DEFAULT_BUDGET });
+    const report = runTests(c.compiled, tests, { clock: () => performance.now(), ...CLI_EXECUTION });
     outcomes.push({ path, name: c.compiled.name, report, ms: performance.now() - started });
     const cov = report.coverage;
     const belowMin = min !== null && percent(cov.branches) < min;

@@ -4,6 +4,8 @@
  * lines, no metrics, no log output; signatures are not checked (that is `svc-verify`'s job).
  */
 import { performance } from 'node:perf_hooks';
+import { parseConfig } from '../config/index.js';
+import type { BudgetLimits } from '../expr/budget.js';
 import { AuditLog, silentLogger } from '../observe/index.js';
 import { NO_METRICS } from '../service/ports.js';
 import { RuleService } from '../service/rule-service.js';
@@ -15,6 +17,19 @@ import { VERSION } from '../version.js';
 /** The call context of every CLI call. */
 export const CLI_CONTEXT: CallContext = { tenant: 'default', sourceIp: null, transport: 'internal' };
 
+/**
+ * The server's default execution settings (`svc-server` without flags): the CLI runs rules
+ * exactly as a server with its defaults would.
+ */
+const DEFAULTS = parseConfig([], {});
+
+/** Execution settings of the CLI: the server's defaults. */
+export const CLI_EXECUTION: { readonly timeoutMs: number; readonly maxSteps: number; readonly budget: BudgetLimits } = {
+  timeoutMs: DEFAULTS.executionTimeoutMs,
+  maxSteps: DEFAULTS.maxSteps,
+  budget: { maxEvalOps: DEFAULTS.maxEvalOps, maxValueBytes: DEFAULTS.maxValueBytes },
+};
+
 /** A fresh in-memory service (one per command run). */
 export function localService(): RuleService {
   const store = new MemoryStore();
@@ -24,9 +39,10 @@ export function localService(): RuleService {
       version: VERSION,
       role: 'standalone',
       writerAddr: null,
-      executionTimeoutMs: 5000,
-      maxSteps: 10_000,
-      maxBatchSize: 10_000,
+      executionTimeoutMs: CLI_EXECUTION.timeoutMs,
+      maxSteps: CLI_EXECUTION.maxSteps,
+      budget: CLI_EXECUTION.budget,
+      maxBatchSize: DEFAULTS.maxBatchSize,
       signature: { ...DISABLED_SIGNATURE_POLICY },
     },
     { store, metrics: NO_METRICS, audit, sampler: audit.sampler, logger: silentLogger(), clock: () => performance.now(), now: Date.now },
