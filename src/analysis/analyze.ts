@@ -156,7 +156,8 @@ function findNoMatchWitness(a: Analysis, target: DecisionInfo, none: readonly Pr
     const step = compiled.steps.get(id)!;
     onPath.add(id);
     try {
-      if (step.type === 'action') return visit(step.nextStep, path);
+      // A call's result is not known here: its executed candidates say whether a path holds.
+      if (step.type === 'action' || step.type === 'call') return visit(step.nextStep, path);
       if (step.type !== 'decision') return undefined;
       const conds = a.conditionsOf(step);
       let cur: Path | null = path;

@@ -42,6 +42,7 @@ export function expressionsOf(compiled: CompiledRuleset): Array<{ at: string; as
       // Decision tables point at their rows (ruleset/table.ts).
       if (e.role === 'condition') out.push({ at: branchLocation(step, base, e.index, true), ast: e.ast });
       else if (e.role === 'value') out.push({ at: valueLocation(step, base, e.index), ast: e.ast });
+      else if (e.role === 'argument') out.push({ at: joinKey(`${base}.input`, e.key), ast: e.ast });
       else out.push({ at: joinKey(`${base}.output`, e.key), ast: e.ast });
     }
   }

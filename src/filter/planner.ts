@@ -154,6 +154,14 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
       case 'decision':
         decide(step.branches, 0, step.defaultNext, path, depth, pathExact, env);
         break;
+      case 'call': {
+        // FALLBACK (until calls are expanded): the result is untracked; a condition on it is
+        // "either way" and the answer is not exact.
+        const { guard: g } = enter(step, env);
+        const guardedPath = conjoin(path, g.pred);
+        if (guardedPath !== null) visit(step.nextStep, guardedPath, depth + 1, false, env.bind(step.result, { kind: 'var', path: `$${step.result}` }, true));
+        break;
+      }
       default:
         assertNever(step);
     }

@@ -11,7 +11,7 @@ import { buildGraph, type RulesetGraph } from './graph.js';
 import { deepFreeze, joinKey, setOwn } from './json.js';
 import type { InputSchema } from './input-schema.js';
 import { DEFAULT_VERSION, type FieldMissing, type RulesetDoc } from './model.js';
-import { DECISION, LOG, NO_MATCH, PlanAction, PlanNode, SET_VARIABLE, TABLE_ROW, TABLE_ROWS, TABLE_SET, type ExecutionPlan } from './plan.js';
+import { DECISION, LOG, NO_MATCH, PlanAction, PlanCall, PlanNode, SET_VARIABLE, TABLE_ROW, TABLE_ROWS, TABLE_SET, type ExecutionPlan } from './plan.js';
 import { collectReadsTree, collectTableFn, firstTableFn, firstValueTree } from './table.js';
 import { RulesetValidationError } from './result.js';
 import type { ActionInfo, StepInfo } from './step-info.js';
@@ -20,7 +20,7 @@ import { analyzeRuleset } from './validate.js';
 import { callsNow } from '../expr/dates.js';
 import { datasetNames } from '../expr/data-ref.js';
 
-export type { ActionInfo, ActionStepInfo, BranchInfo, DecisionInfo, OutputInfo, StepInfo, TerminalInfo } from './step-info.js';
+export type { ActionInfo, ActionStepInfo, ArgumentInfo, BranchInfo, CallInfo, DecisionInfo, OutputInfo, StepInfo, TerminalInfo } from './step-info.js';
 
 /**
  * A validated, compiled, immutable ruleset: the engine's one value. It owns the execution plan,
@@ -52,6 +52,11 @@ export interface CompiledRuleset {
    * none: the service hands executions a data snapshot only when this is not empty.
    */
   readonly datasets: readonly string[];
+  /**
+   * The rulesets its call steps call (EXTENSIONS.md 3), sorted; empty when none. Resolved by
+   * name when a call runs, so a callee's update takes effect for its callers at once.
+   */
+  readonly calls: readonly string[];
   /** Values derived lazily by higher layers (the filter's prepared state), owned by this value. */
   readonly derived: DerivedValues;
   /** INTERNAL: the execution plan used by `execute`. Not part of the API; may change any time. */
@@ -179,6 +184,16 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
         }
         break;
       }
+      case 'call': {
+        // Calls between rulesets (EXTENSIONS.md 3): the callee is looked up when the step runs.
+        const keys = s.input === undefined ? null : Object.keys(s.input);
+        const parsed = (keys ?? []).map((key) => expr(joinKey(`${at}.input`, key)));
+        p.call = Object.freeze(new PlanCall(s.ruleset, s.result, keys === null ? null : Object.freeze(keys), Object.freeze(parsed.map((e) => e.fn))));
+        p.next = target(s.next_step);
+        const input = keys === null ? null : Object.freeze(keys.map((key, i) => Object.freeze({ key, expression: parsed[i]!.source, ast: parsed[i]!.ast })));
+        infos.set(id, Object.freeze({ type: 'call', id, name: p.name, ruleset: s.ruleset, input, result: s.result, nextStep: s.next_step }));
+        break;
+      }
       default:
         return assertNever(s);
     }
@@ -192,7 +207,8 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     steps: Object.freeze([...byId.values()]),
     hasVariables: analysis.hasVariables,
     // Dates (EXTENSIONS.md 3): known here so that executions of other rulesets skip now()'s setup.
-    usesNow: [...exprs.values()].some((e) => callsNow(e.ast)),
+    // A callee may read now(): a ruleset with calls starts the execution's time too.
+    usesNow: [...exprs.values()].some((e) => callsNow(e.ast)) || ids.some((id) => rdoc.steps[id]!.type === 'call'),
     timeoutMs: config.timeout_ms ?? -1,
     name: config.name,
   });
@@ -211,6 +227,16 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     inputSchema: analysis.inputSchema,
     // Reference data (EXTENSIONS.md 3): the datasets read, so other rulesets skip the snapshot.
     datasets: Object.freeze([...[...exprs.values()].reduce((out, e) => datasetNames(e.ast, out), new Set<string>())].sort()),
+    calls: Object.freeze(
+      [
+        ...new Set(
+          ids.flatMap((id) => {
+            const st = rdoc.steps[id]!;
+            return st.type === 'call' ? [st.ruleset] : [];
+          }),
+        ),
+      ].sort(),
+    ),
     derived: new DerivedValues(),
     _plan: plan,
   });

@@ -12,6 +12,7 @@ import { setOwn } from './json.js';
 import { tableProgress } from './table.js';
 import {
   ACTION,
+  CALL,
   DECISION,
   SET_VARIABLE,
   TABLE_ROW,
@@ -20,6 +21,7 @@ import {
   TERMINAL,
   type NO_MATCH,
   type ExecutionPlan,
+  type PlanCall,
   type LogLevel,
   type PlanNode,
 } from './plan.js';
@@ -58,6 +60,12 @@ export interface ExecuteOptions {
    * decision in the trace path, in order. Ignored by the untraced walk.
    */
   branchLog?: number[];
+  /**
+   * Call steps (EXTENSIONS.md 3): the current version of a ruleset of the caller's tenant by
+   * name, or undefined when there is none. Asked each time a call step runs, so a callee's
+   * update takes effect at once. Without it every call fails with CALL_FAILED.
+   */
+  calls?: (name: string) => CompiledRuleset | undefined;
   /**
    * Filled at the end of the execution, also when it fails. One object may serve every
    * execution of a caller: `execute` is synchronous, so read it right after the call.
@@ -104,6 +112,9 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
         node = act(node, input, vars, plan, options.log);
       } else if (kind === TERMINAL) {
         break;
+      } else if (kind === CALL) {
+        node = callStep(node, input, vars as Vars, options, start, timeoutMs, maxSteps, visited, null);
+        visited = calls.visited;
       } else {
         throw noMatch(node, kind);
       }
@@ -117,7 +128,8 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
     output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   } catch (err) {
     disarmBudget();
-    if (options.stats !== undefined) options.stats.steps = visited;
+    calls.depth = 0;
+    if (options.stats !== undefined) options.stats.steps = err instanceof CalleeFailure ? err.visited : visited;
     throw timed(failed(node, err), clock, start);
   }
   disarmBudget();
@@ -137,12 +149,10 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
 function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOptions, start: number, timeoutMs: number, maxSteps: number): ExecutionResult {
   const clock = options.clock;
   const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
-  const ids: string[] = [];
-  const steps: TraceStep[] = [];
+  const trace: TraceSink = { ids: [], steps: [], prefix: '', last: start };
   let node = plan.entry;
   let head = node;
   let visited = 1;
-  let last = start;
   let output: Record<string, JsonValue>;
   const branchLog = options.branchLog;
   let lastBranch = -1;
@@ -162,44 +172,252 @@ function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOpti
         node = act(node, input, vars, plan, options.log);
       } else if (kind === TERMINAL) {
         break;
+      } else if (kind === CALL) {
+        // The call's own entry comes first, then the callee's steps as `<callee>/<step>`.
+        const now = clock();
+        trace.ids.push(head.id);
+        trace.steps.push({ id: head.id, name: head.name, duration_us: micros(now - trace.last) });
+        trace.last = now;
+        node = callStep(node, input, vars as Vars, options, start, timeoutMs, maxSteps, visited, trace);
+        visited = calls.visited;
+        head = node;
+        visited++;
+        if (visited > maxSteps) throw stepLimit(maxSteps, node);
+        if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && trace.last - start >= timeoutMs) throw timedOut(timeoutMs, node, trace.last - start);
+        continue;
       } else {
         throw noMatch(node, kind);
       }
       const now = clock();
-      ids.push(head.id);
-      if (head.table === TABLE_ROWS) {
-        // Decision tables (EXTENSIONS.md 3): collect reports every matched row.
-        steps.push({ id: head.id, name: head.name, duration_us: micros(now - last), rows: lastTableRow as number[] });
-      } else if (head.table === TABLE_ROW) {
-        // The matched row, null when none matched.
-        const row = head.kind === DECISION ? (lastBranch >= 0 ? lastBranch : null) : (lastTableRow as number | null);
-        steps.push({ id: head.id, name: head.name, duration_us: micros(now - last), row });
-      } else steps.push({ id: head.id, name: head.name, duration_us: micros(now - last) });
-      last = now;
+      trace.ids.push(head.id);
+      trace.steps.push(traceEntry(head, head.id, micros(now - trace.last), lastBranch));
+      trace.last = now;
       head = node;
       visited++;
       if (visited > maxSteps) throw stepLimit(maxSteps, node);
       // The last read is recent enough: tracing adds no extra read for the timeout check.
-      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && last - start >= timeoutMs) throw timedOut(timeoutMs, node, last - start);
+      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && trace.last - start >= timeoutMs) throw timedOut(timeoutMs, node, trace.last - start);
     }
     output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   } catch (err) {
     disarmBudget();
-    if (options.stats !== undefined) options.stats.steps = visited;
+    calls.depth = 0;
+    if (options.stats !== undefined) options.stats.steps = err instanceof CalleeFailure ? err.visited : visited;
     throw timed(failed(node, err), clock, start);
   }
   disarmBudget();
   if (options.stats !== undefined) options.stats.steps = visited;
   const end = clock();
-  ids.push(node.id);
-  steps.push({ id: node.id, name: node.name, duration_us: micros(end - last) });
+  trace.ids.push(node.id);
+  trace.steps.push({ id: node.id, name: node.name, duration_us: micros(end - trace.last) });
   return {
     code: node.code,
     message: node.message,
     output: output as Record<string, JsonValue>,
     duration_us: micros(end - start),
-    trace: { path: ids.join(' -> '), steps },
+    trace: { path: trace.ids.join(' -> '), steps: trace.steps },
   };
+}
+
+/** Where a traced walk writes its steps (a callee's walk writes into its caller's, ids prefixed). */
+interface TraceSink {
+  readonly ids: string[];
+  readonly steps: TraceStep[];
+  /** Prepended to step ids: '' for the executed ruleset, `<callee>/` inside a call. */
+  readonly prefix: string;
+  /** Clock reading at the end of the last step written. */
+  last: number;
+}
+
+/** The trace entry of the step `head` (a decision table's carries its matched row or rows). */
+function traceEntry(head: PlanNode, id: string, durationUs: number, lastBranch: number): TraceStep {
+  if (head.table === TABLE_ROWS) {
+    // Decision tables (EXTENSIONS.md 3): collect reports every matched row.
+    return { id, name: head.name, duration_us: durationUs, rows: lastTableRow as number[] };
+  }
+  if (head.table === TABLE_ROW) {
+    // The matched row, null when none matched.
+    const row = head.kind === DECISION ? (lastBranch >= 0 ? lastBranch : null) : (lastTableRow as number | null);
+    return { id, name: head.name, duration_us: durationUs, row };
+  }
+  return { id, name: head.name, duration_us: durationUs };
+}
+
+/** Deepest nesting of calls (EXTENSIONS.md 3 "Calling another ruleset"). */
+export const MAX_CALL_DEPTH = 8;
+
+/**
+ * State shared by a call and its callee's walk: the nesting depth, and the steps visited so far
+ * (the caller's count goes on in the callee, so the step limit bounds the whole execution).
+ */
+const calls = { depth: 0, visited: 0 };
+
+/** A callee's walk failed after `visited` steps of the whole execution (the error says where). */
+class CalleeFailure extends ExecutionError {
+  constructor(
+    cause: ExecutionError,
+    readonly visited: number,
+    stepId: string | undefined,
+  ) {
+    super(cause.code, cause.message, stepId, cause.timeoutMs);
+    this.durationUs = cause.durationUs;
+  }
+}
+
+/**
+ * Runs call step `node`: its input, then the callee's current version on it (its own variables;
+ * the caller's deadline, step count and work budget), stores `{code, message, output}` as
+ * `$result` and returns `next_step`. `visited` counts the steps so far; the total after the
+ * callee is left in `calls.visited`. A failure inside the callee is rethrown as that failure,
+ * its step named `<callee>/<step>`.
+ */
+function callStep(
+  node: PlanNode,
+  input: unknown,
+  vars: Vars,
+  options: ExecuteOptions,
+  start: number,
+  timeoutMs: number,
+  maxSteps: number,
+  visited: number,
+  trace: TraceSink | null,
+): PlanNode {
+  const call = node.call!;
+  const callee = options.calls?.(call.ruleset);
+  if (callee === undefined) {
+    throw new ExecutionError('CALL_FAILED', `step '${node.id}': the called ruleset '${call.ruleset}' does not exist`, node.id);
+  }
+  if (calls.depth >= MAX_CALL_DEPTH) {
+    throw new ExecutionError('CALL_FAILED', `step '${node.id}': calling '${call.ruleset}' exceeds the call depth limit of ${MAX_CALL_DEPTH}`, node.id);
+  }
+  const arg = call.keys === null ? input : callInput(node, call, input, vars);
+  calls.depth++;
+  let result: JsonValue;
+  try {
+    result = walkCallee(
+      callee,
+      arg,
+      options,
+      start,
+      timeoutMs,
+      maxSteps,
+      visited,
+      trace === null ? null : { ids: trace.ids, steps: trace.steps, prefix: `${trace.prefix}${call.ruleset}/`, last: trace.last },
+      trace,
+    );
+  } finally {
+    calls.depth--;
+  }
+  vars[call.result] = result;
+  return node.next!;
+}
+
+/** The callee's input of a call step with `input`: its keys' expressions, in key order. */
+function callInput(node: PlanNode, call: PlanCall, input: unknown, vars: Vars): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  const keys = call.keys!;
+  let i = 0;
+  try {
+    for (; i < keys.length; i++) setOwn(out, keys[i]!, call.fns[i]!(input, vars));
+  } catch (err) {
+    throw evaluationError(node, `input '${keys[i]}'`, err);
+  }
+  return out;
+}
+
+/**
+ * The callee's walk: the same step meanings as `execute` (decisions, actions, nested calls,
+ * terminal output), counting on from `visited`, tracing into `trace` when given (then `outer`,
+ * the caller's sink, gets the time of the last step back). Returns `{code, message, output}`.
+ * NOTE (speed): one walk for traced and untraced calls (a null test per step): the top-level
+ * walks stay free of call bookkeeping.
+ */
+function walkCallee(
+  compiled: CompiledRuleset,
+  input: unknown,
+  options: ExecuteOptions,
+  start: number,
+  timeoutMs: number,
+  maxSteps: number,
+  visited: number,
+  trace: TraceSink | null,
+  outer: TraceSink | null,
+): JsonValue {
+  const plan = compiled._plan;
+  const clock = options.clock;
+  const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
+  let node = plan.entry;
+  let head = node;
+  let lastBranch = -1;
+  let output: Record<string, JsonValue>;
+  try {
+    visited++; // the callee's entry step
+    if (visited > maxSteps) throw stepLimit(maxSteps, node);
+    for (;;) {
+      const kind = node.kind;
+      if (kind === DECISION) {
+        const v = node.test(input, vars);
+        const taken = v === true || (v !== false && truthy(v));
+        lastBranch = taken ? node.branch : -1;
+        node = (taken ? node.then : node.else)!;
+        if (node.cont) continue;
+      } else if (kind === ACTION) {
+        node = act(node, input, vars, plan, options.log);
+      } else if (kind === TERMINAL) {
+        break;
+      } else if (kind === CALL) {
+        if (trace !== null) {
+          const now = clock();
+          trace.ids.push(trace.prefix + head.id);
+          trace.steps.push({ id: trace.prefix + head.id, name: head.name, duration_us: micros(now - trace.last) });
+          trace.last = now;
+        }
+        node = callStep(node, input, vars as Vars, options, start, timeoutMs, maxSteps, visited, trace);
+        visited = calls.visited;
+        head = node;
+        visited++;
+        if (visited > maxSteps) throw stepLimit(maxSteps, node);
+        if ((visited & CHECK_MASK) === 0 && timeoutMs > 0) {
+          const elapsed = clock() - start;
+          if (elapsed >= timeoutMs) throw timedOut(timeoutMs, node, elapsed);
+        }
+        continue;
+      } else {
+        throw noMatch(node, kind);
+      }
+      if (trace !== null) {
+        const now = clock();
+        trace.ids.push(trace.prefix + head.id);
+        trace.steps.push(traceEntry(head, trace.prefix + head.id, micros(now - trace.last), lastBranch));
+        trace.last = now;
+      }
+      head = node;
+      visited++;
+      if (visited > maxSteps) throw stepLimit(maxSteps, node);
+      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0) {
+        const elapsed = clock() - start;
+        if (elapsed >= timeoutMs) throw timedOut(timeoutMs, node, elapsed);
+      }
+    }
+    output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
+  } catch (err) {
+    // The failing step is named from the caller's side: `<callee>/<step>`, one prefix per call.
+    const name = compiled.name;
+    if (err instanceof CalleeFailure) throw new CalleeFailure(err, err.visited, `${name}/${err.stepId}`);
+    const e = failed(node, err) as ExecutionError;
+    const cause = new ExecutionError(e.code, `in ruleset '${name}': ${e.message}`, e.stepId, e.timeoutMs);
+    cause.durationUs = e.durationUs;
+    throw new CalleeFailure(cause, visited, e.stepId === undefined ? undefined : `${name}/${e.stepId}`);
+  }
+  if (trace !== null) {
+    const now = clock();
+    trace.ids.push(trace.prefix + node.id);
+    trace.steps.push({ id: trace.prefix + node.id, name: node.name, duration_us: micros(now - trace.last) });
+    trace.last = now;
+    outer!.last = now;
+  }
+  calls.visited = visited;
+  return { code: node.code, message: node.message, output };
 }
 
 /**

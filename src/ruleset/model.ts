@@ -117,8 +117,24 @@ export interface TableStepDoc extends StepCommon {
   next_step?: string;
 }
 
+/**
+ * Calls another ruleset of the same tenant (EXTENSIONS.md 3 "Calling another ruleset"): runs it
+ * on `input` (key → expression; the caller's whole input when absent) and stores
+ * `{code, message, output}` as `$<result>`, then goes to `next_step`.
+ */
+export interface CallStepDoc extends StepCommon {
+  type: 'call';
+  /** Name of the called ruleset (resolved when the step runs: its current version). */
+  ruleset: string;
+  /** The callee's input: key → expression over the caller's input and variables. */
+  input?: Record<string, string>;
+  /** Variable name of the result. */
+  result: string;
+  next_step: string;
+}
+
 /** Any step document. */
-export type StepDoc = DecisionStepDoc | ActionStepDoc | TerminalStepDoc | TableStepDoc;
+export type StepDoc = DecisionStepDoc | ActionStepDoc | TerminalStepDoc | TableStepDoc | CallStepDoc;
 
 /** Embedded Ed25519 signature block (SPEC.md "Authentication"). */
 export interface SignatureBlock {

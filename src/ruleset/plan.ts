@@ -17,9 +17,25 @@ export const ACTION = 1;
 export const TERMINAL = 2;
 /** A decision had no true branch and no `default_next`: reaching this node is that error. */
 export const NO_MATCH = 3;
+/** A call step (`PlanNode.call` says what to call). */
+export const CALL = 4;
 
 /** Kind of a plan node. */
-export type NodeKind = typeof DECISION | typeof ACTION | typeof TERMINAL | typeof NO_MATCH;
+export type NodeKind = typeof DECISION | typeof ACTION | typeof TERMINAL | typeof NO_MATCH | typeof CALL;
+
+/** What a call step calls (EXTENSIONS.md 3): resolved by name each time it runs. */
+export class PlanCall {
+  constructor(
+    /** The callee's name. */
+    readonly ruleset: string,
+    /** The variable that receives `{code, message, output}`. */
+    readonly result: string,
+    /** The callee's input keys; null: the caller's whole input. */
+    readonly keys: readonly string[] | null,
+    /** The expressions of `keys` (same index). */
+    readonly fns: readonly CompiledExpr[],
+  ) {}
+}
 
 /** Kind of a plan action. */
 export const SET_VARIABLE = 0;
@@ -90,6 +106,8 @@ export class PlanNode {
   outFns: readonly CompiledExpr[] = NO_EXPRS;
   /** Decision tables: TABLE_ROW on a table's head (the trace reports `row`), TABLE_ROWS on a collect table's (`rows`), else 0. */
   table = 0;
+  /** call: what it calls; `next` is its `next_step`. */
+  call: PlanCall | null = null;
 
   constructor(
     readonly kind: NodeKind,
@@ -111,7 +129,7 @@ export interface ExecutionPlan {
   readonly steps: readonly PlanNode[];
   /** Whether executions need a variables object. */
   readonly hasVariables: boolean;
-  /** Whether an expression calls now() (its executions then start the execution's time). */
+  /** Whether an expression calls now(), or a step calls another ruleset (its executions then start the execution's time). */
   readonly usesNow: boolean;
   /** `config.timeout_ms`, or -1 when the ruleset has none. */
   readonly timeoutMs: number;

@@ -41,7 +41,9 @@ export type ExecutionErrorCode =
   /** More steps than the step limit were visited (a runaway cycle). */
   | 'STEP_LIMIT'
   /** An expression exceeded the work budget (`--max-eval-ops`, `--max-value-bytes`, array elements). */
-  | 'LIMIT_EXCEEDED';
+  | 'LIMIT_EXCEEDED'
+  /** A call step's ruleset does not exist, or calls nest deeper than 8 (EXTENSIONS.md 3). */
+  | 'CALL_FAILED';
 
 /** An execution failed. The message says what failed and where (step id, path, expression). */
 export class ExecutionError extends Error {

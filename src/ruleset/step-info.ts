@@ -84,5 +84,26 @@ export interface TerminalInfo {
   readonly output: readonly OutputInfo[];
 }
 
+/** One key of a call step's `input`: the expression that gives the callee's input key. */
+export interface ArgumentInfo {
+  readonly key: string;
+  readonly expression: string;
+  readonly ast: Node;
+}
+
+/** A call step, resolved (EXTENSIONS.md 3 "Calling another ruleset"). */
+export interface CallInfo {
+  readonly type: 'call';
+  readonly id: string;
+  readonly name: string;
+  /** The called ruleset's name (same tenant; resolved when the step runs). */
+  readonly ruleset: string;
+  /** The callee's input, key by key; null: the caller's whole input. */
+  readonly input: readonly ArgumentInfo[] | null;
+  /** The variable that receives `{code, message, output}`. */
+  readonly result: string;
+  readonly nextStep: string;
+}
+
 /** Any resolved step. Switch on `type`. */
-export type StepInfo = DecisionInfo | ActionStepInfo | TerminalInfo;
+export type StepInfo = DecisionInfo | ActionStepInfo | TerminalInfo | CallInfo;

@@ -7,6 +7,11 @@
  * - action: its `set_variable` values in order (a `log` action evaluates nothing), then
  *   `next_step`.
  * - terminal: its output expressions in key order; the execution ends there.
+ * - call (EXTENSIONS.md 3): its `input` expressions in key order (none: the caller's whole
+ *   input), then the callee's current version runs on that input (its own variables; the
+ *   caller's deadline, step limit and work budget), its `{code, message, output}` is stored as
+ *   `$result`, then `next_step`. A callee that fails fails the call; a missing callee or a call
+ *   depth over 8 is CALL_FAILED.
  * - table (EXTENSIONS.md 3, table.ts): not a kind of its own here. A routing table resolves to
  *   a decision (branch i = row i, its cells joined with &&) and a `set` table to an action (one
  *   set_variable per variable: the if-chain of its rows for `first`, an untracked value for
@@ -19,7 +24,7 @@
  * a change here plus one case per walker, each asked for by the compiler.
  */
 import type { Node } from '../expr/ast.js';
-import { ACTION, DECISION, TERMINAL, type NodeKind } from './plan.js';
+import { ACTION, CALL, DECISION, TERMINAL, type NodeKind } from './plan.js';
 import type { StepInfo } from './step-info.js';
 
 /** A step kind: the `type` of a step. */
@@ -29,7 +34,7 @@ export type StepKind = StepInfo['type'];
  * The plan node kind of each step kind's head node (the small integer the walkers compare).
  * NOTE: `satisfies Record<StepKind, ...>` makes a new step kind without a plan kind a compile error.
  */
-export const PLAN_KIND = Object.freeze({ decision: DECISION, action: ACTION, terminal: TERMINAL } as const satisfies Record<StepKind, NodeKind>);
+export const PLAN_KIND = Object.freeze({ decision: DECISION, action: ACTION, terminal: TERMINAL, call: CALL } as const satisfies Record<StepKind, NodeKind>);
 
 /** Every step kind, in the order the docs list them. */
 export const STEP_KINDS: readonly StepKind[] = Object.freeze(Object.keys(PLAN_KIND) as StepKind[]);
@@ -41,7 +46,9 @@ export type StepExpression =
   /** A `set_variable` value of an action step (`index` is the action's index). */
   | { readonly role: 'value'; readonly index: number; readonly name: string; readonly ast: Node; readonly untracked?: true }
   /** An output expression of a terminal step. */
-  | { readonly role: 'output'; readonly key: string; readonly ast: Node };
+  | { readonly role: 'output'; readonly key: string; readonly ast: Node }
+  /** A key of a call step's `input` (evaluated in key order before the callee runs). */
+  | { readonly role: 'argument'; readonly key: string; readonly ast: Node };
 
 /**
  * The expressions `step` evaluates, in evaluation order. Conditions stop at the first true one;
@@ -62,6 +69,8 @@ export function stepExpressions(step: StepInfo): StepExpression[] {
     }
     case 'terminal':
       return step.output.map((o) => ({ role: 'output', key: o.key, ast: o.ast }));
+    case 'call':
+      return (step.input ?? []).map((a) => ({ role: 'argument', key: a.key, ast: a.ast }));
     default:
       return assertNever(step);
   }
@@ -76,6 +85,7 @@ export function stepSuccessors(step: StepInfo): string[] {
     case 'decision':
       return step.defaultNext === null ? step.branches.map((b) => b.nextStep) : [...step.branches.map((b) => b.nextStep), step.defaultNext];
     case 'action':
+    case 'call':
       return [step.nextStep];
     case 'terminal':
       return [];

@@ -34,11 +34,12 @@ export const CONFIG_KEYS: readonly string[] = [
 const STEP_COMMON = ['id', 'name', 'type'] as const;
 
 /** Keys of a step, by its type. */
-export const STEP_KEYS: Readonly<Record<'decision' | 'action' | 'terminal' | 'table', readonly string[]>> = {
+export const STEP_KEYS: Readonly<Record<'decision' | 'action' | 'terminal' | 'table' | 'call', readonly string[]>> = {
   decision: [...STEP_COMMON, 'branches', 'default_next'],
   action: [...STEP_COMMON, 'actions', 'next_step'],
   terminal: [...STEP_COMMON, 'result', 'output'],
   table: [...STEP_COMMON, 'inputs', 'rows', 'default_next', 'hit_policy', 'next_step'],
+  call: [...STEP_COMMON, 'ruleset', 'input', 'result', 'next_step'],
 };
 
 /** Keys of a decision table row (EXTENSIONS.md 3). */
@@ -82,7 +83,7 @@ export function checkStrictKeys(doc: JsonObject, add: (path: string, message: st
     const step = steps[id];
     if (!isObject(step)) continue;
     const type = step['type'];
-    if (type !== 'decision' && type !== 'action' && type !== 'terminal' && type !== 'table') continue;
+    if (type !== 'decision' && type !== 'action' && type !== 'terminal' && type !== 'table' && type !== 'call') continue;
     const at = joinKey('steps', id);
     unknownKeys(step, at, STEP_KEYS[type]);
     if (type === 'decision' && Array.isArray(step['branches'])) {

@@ -141,7 +141,7 @@ export function valueLocation(step: StepInfo, at: string, index: number): string
 
 /** True when a resolved step was written as a decision table. */
 export function isTable(step: StepInfo): boolean {
-  return step.type !== 'terminal' && step.table !== undefined;
+  return (step.type === 'decision' || step.type === 'action') && step.table !== undefined;
 }
 
 /**

@@ -98,6 +98,8 @@ class Checker {
   problemCount = 0;
   fieldMissing: FieldMissing = 'lenient';
   hasVariables = false;
+  /** `config.name` when it is a string (a call step must not name it). */
+  private rulesetName: string | null = null;
   /** Step ids, or null when `steps` is not an object (targets cannot be judged then). */
   private stepIds: ReadonlySet<string> | null = null;
 
@@ -129,6 +131,7 @@ class Checker {
       return;
     }
     const { name, version, description, entry_step: entry, field_missing: fm, timeout_ms: timeout } = config;
+    if (typeof name === 'string') this.rulesetName = name;
     if (name === undefined) this.add('config.name', 'required');
     else if (!isValidRulesetName(name)) {
       this.add('config.name', "must be 1-128 characters of A-Z a-z 0-9 _ - . and not start with '.'");
@@ -172,8 +175,11 @@ class Checker {
       case 'table':
         this.checkTable(at, step); // decision tables (EXTENSIONS.md 3, table.ts)
         break;
+      case 'call':
+        this.checkCall(at, step); // calls between rulesets (EXTENSIONS.md 3)
+        break;
       default:
-        this.add(`${at}.type`, 'must be decision, action, terminal or table');
+        this.add(`${at}.type`, 'must be decision, action, terminal, table or call');
     }
   }
 
@@ -343,6 +349,35 @@ class Checker {
         for (const v of variablesRead(e.ast, new Set())) if (setNames.has(v)) this.add(key, `must not read $${v}, which this table sets`);
       }
     }
+  }
+
+  /**
+   * A call step (EXTENSIONS.md 3 "Calling another ruleset"): `ruleset` a valid ruleset name other
+   * than this one (a longer cycle is found where the stored rulesets are known: the service),
+   * `input` an object of expressions when given, `result` a variable name, `next_step` a step.
+   */
+  private checkCall(at: string, step: JsonObject): void {
+    this.hasVariables = true;
+    const callee = step['ruleset'];
+    if (callee === undefined) this.add(`${at}.ruleset`, 'required (the name of the ruleset to call)');
+    else if (!isValidRulesetName(callee)) this.add(`${at}.ruleset`, "must be a ruleset name: 1-128 characters of A-Z a-z 0-9 _ - . and not start with '.'");
+    else if (callee === this.rulesetName) this.add(`${at}.ruleset`, `a ruleset must not call itself (call cycle: ${callee} -> ${callee})`);
+    const input = step['input'];
+    if (input !== undefined) {
+      if (!isObject(input)) this.add(`${at}.input`, "must be an object mapping the callee's input keys to expressions");
+      else
+        for (const key of Object.keys(input)) {
+          const kat = joinKey(`${at}.input`, key);
+          if (key === '__proto__') this.add(kat, "the key '__proto__' is not allowed");
+          else this.checkExpr(input[key], kat);
+        }
+    }
+    const result = step['result'];
+    if (result === undefined) this.add(`${at}.result`, 'required (the variable that receives {code, message, output})');
+    else if (typeof result !== 'string' || !VARIABLE_NAME_RE.test(result)) {
+      this.add(`${at}.result`, 'must be a variable name: letters, digits and _, not starting with a digit (read as $name)');
+    }
+    this.checkRef(step['next_step'], `${at}.next_step`, true);
   }
 
   /** A step reference: must be a string naming a step. */

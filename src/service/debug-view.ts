@@ -41,6 +41,16 @@ export type DebugStep =
       readonly type: 'terminal';
       readonly result: { readonly code: string; readonly message: string; readonly [key: string]: JsonValue };
       readonly output: ReadonlyArray<DebugExpression & { readonly key: string }>;
+    }
+  | {
+      readonly id: string;
+      readonly name: string;
+      readonly type: 'call';
+      readonly ruleset: string;
+      /** The callee's input expressions; null: the caller's whole input. */
+      readonly input: ReadonlyArray<DebugExpression & { readonly key: string }> | null;
+      readonly result: string;
+      readonly next_step: string;
     };
 
 /** Answer of `GET /api/v1/debug/rulesets/:name`. */
@@ -95,6 +105,16 @@ function debugStep(step: StepInfo): DebugStep {
         // The static keys never include code and message (compile takes those out).
         result: { code: step.code, message: step.message, ...step.staticOutput },
         output: step.output.map((o) => ({ key: o.key, expression: o.expression, parsed: render(o.ast) })),
+      };
+    case 'call':
+      return {
+        id: step.id,
+        name: step.name,
+        type: 'call',
+        ruleset: step.ruleset,
+        input: step.input === null ? null : step.input.map((a) => ({ key: a.key, expression: a.expression, parsed: render(a.ast) })),
+        result: step.result,
+        next_step: step.nextStep,
       };
     default:
       return assertNever(step);

@@ -96,6 +96,11 @@ export const ERROR_CATALOG = {
     grpc: GrpcStatus.INTERNAL,
     meaning: 'An execution error (type error, no matching branch, missing field in strict mode, step limit) or an unexpected server error.',
   },
+  CALL_FAILED: {
+    http: 500,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    meaning: 'A call step names a ruleset that does not exist, or calls nest deeper than 8 (the message names the callee; `step` is the call step).',
+  },
   TIMEOUT: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, meaning: 'A ruleset execution ran longer than its execution timeout.' },
   LIMIT_EXCEEDED: {
     http: 500,
@@ -173,6 +178,8 @@ export function toServiceError(err: unknown): ServiceError {
         return new ServiceError('TIMEOUT', err.message, { timeout_ms: err.timeoutMs ?? null });
       case 'LIMIT_EXCEEDED':
         return new ServiceError('LIMIT_EXCEEDED', err.message);
+      case 'CALL_FAILED':
+        return new ServiceError('CALL_FAILED', err.message, err.stepId === undefined ? undefined : { step: err.stepId });
       case 'EVALUATION_ERROR':
       case 'NO_MATCHING_BRANCH':
       case 'STEP_LIMIT':

@@ -12,6 +12,7 @@ import { execute as executeRuleset } from '../ruleset/index.js';
 import type { ExecuteOptions, ExecutionStats } from '../ruleset/execute.js';
 import { ExecutionError, type ExecutionResult } from '../ruleset/result.js';
 import type { RuleRecord } from '../store/types.js';
+import type { CompiledRuleset } from '../ruleset/compile.js';
 import { ReusableClock } from './batch-clock.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { batchItemError, checkInput } from './input-check.js';
@@ -40,6 +41,8 @@ export interface ExecutionRunnerDeps {
   readonly tenancy: TenancyPort | null;
   /** Reference data (EXTENSIONS.md 3): the datasets `@name` reads for a tenant; absent: none. */
   readonly data?: (tenant: string) => DataSnapshot;
+  /** Call steps (EXTENSIONS.md 3): the current version of a tenant's ruleset by name. */
+  readonly callee?: (tenant: string, name: string) => CompiledRuleset | undefined;
 }
 
 /** What the traced execution path needs, built once when a tracer is given. */
@@ -94,8 +97,8 @@ export class ExecutionRunner {
   run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
     // Input schema (EXTENSIONS.md 2): the input is validated first, only when the ruleset has one.
     if (rec.compiled.inputSchema !== null) checkInput(rec.compiled.inputSchema, input);
-    // Reference data (./data-service.ts): only rulesets that read `@name` get the tenant's snapshot.
-    if (rec.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(rec.tenant) ?? null);
+    // Reference data (./data-service.ts): only rulesets that read `@name` (or call others) get the tenant's snapshot.
+    if (rec.compiled.datasets.length > 0 || rec.compiled.calls.length > 0) setDataSnapshot(this.deps.data?.(rec.tenant) ?? null);
     if (this.traced !== null) return this.runTraced(ctx, rec, input, trace, this.traced);
     const { metrics } = this.deps;
     metrics.activeInc();
@@ -191,9 +194,28 @@ export class ExecutionRunner {
     return result;
   }
 
-  /** Execute options for a record: `base`, or its tenant's copy with `execution_timeout_ms`. */
+  /**
+   * Execute options for a record: `base`, or its tenant's copy with `execution_timeout_ms`; for
+   * a ruleset with call steps, a copy (kept per tenant and base) that resolves callees in its tenant.
+   */
   private optionsFor(rec: RuleRecord, base: ExecuteOptions): ExecuteOptions {
-    return this.tenancy === null ? base : this.tenancy.executeOptions(rec.tenant, base);
+    const options = this.tenancy === null ? base : this.tenancy.executeOptions(rec.tenant, base);
+    return rec.compiled.calls.length === 0 ? options : this.withCalls(rec.tenant, options);
+  }
+
+  /** Per base options, per tenant: the options with the tenant's callee lookup. */
+  private readonly callOptions = new WeakMap<ExecuteOptions, Map<string, ExecuteOptions>>();
+
+  private withCalls(tenant: string, options: ExecuteOptions): ExecuteOptions {
+    let byTenant = this.callOptions.get(options);
+    if (byTenant === undefined) this.callOptions.set(options, (byTenant = new Map()));
+    let out = byTenant.get(tenant);
+    if (out === undefined) {
+      const callee = this.deps.callee;
+      out = Object.freeze({ ...options, calls: (name: string) => callee?.(tenant, name) });
+      byTenant.set(tenant, out);
+    }
+    return out;
   }
 
   private auditExecution(ctx: CallContext, name: string, durationUs: number, result: 'success' | 'error', span?: ExecutionSpan): void {

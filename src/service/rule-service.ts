@@ -26,6 +26,7 @@ import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } f
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
 import { analysisGate, analysisOf } from './analysis-gate.js';
+import { assertCallsAcyclic } from './call-graph.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
@@ -133,6 +134,7 @@ export class RuleService implements RuleServiceApi {
       tenancy: this.tenancy,
       ...(deps.tracer ? { tracer: deps.tracer } : {}),
       ...(deps.data ? { data: deps.data } : {}),
+      callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
     });
   }
 
@@ -180,11 +182,13 @@ export class RuleService implements RuleServiceApi {
       throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
     }
     const record = this.compileRecord(ctx.tenant, body, headerBlock(headerSignature));
+    // EXTENSIONS.md 3: a call step must not close a call cycle among the tenant's rulesets.
+    assertCallsAcyclic(record.compiled, this.callees(ctx.tenant));
     // EXTENSIONS.md 2 "Analysis": the warnings of the answer, or 400 with config.strict.
     const analysis = analysisGate(record.compiled);
     // EXTENSIONS.md 2 "Tests": the document's own tests run on the new content before anything is stored.
-    if (record.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null); // `@name` (./data-service.ts)
-    assertOwnTestsPass(record.compiled, this.testRunOptions());
+    if (needsData(record.compiled)) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null); // `@name` (./data-service.ts)
+    assertOwnTestsPass(record.compiled, this.testRunOptions(ctx.tenant));
     // Tenant max_rulesets: creating one more is refused; updating an existing one is not. Checked
     // by the store under its write lock, so creates in flight together cannot overshoot it.
     const tenancy = this.tenancy;
@@ -226,6 +230,7 @@ export class RuleService implements RuleServiceApi {
     if (!doc) throw new ServiceError('NOT_FOUND', `version ${seq} of ruleset '${name}' not found`);
     const record = this.compileRecord(ctx.tenant, doc);
     if (record.name !== name) throw new ServiceError('INTERNAL_ERROR', `stored version ${seq} names another ruleset`);
+    assertCallsAcyclic(record.compiled, this.callees(ctx.tenant));
     await this.persist(() => this.deps.store.put(record, { origin: 'api' }));
     this.auditRule(ctx, 'rule_rollback', {
       rule_name: name,
@@ -311,7 +316,7 @@ export class RuleService implements RuleServiceApi {
       // Input schema (EXTENSIONS.md 2): the fields given in known_input are validated.
       checkKnownInput(rec.compiled.inputSchema, parsed.known_input);
       // Reference data: the filter reads `@name` as known values (filter/partial-eval.ts).
-      if (rec.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null);
+      if (needsData(rec.compiled)) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null);
       return generateFilter(rec.compiled, parsed);
     } catch (err) {
       throw fromFilterError(err);
@@ -332,18 +337,25 @@ export class RuleService implements RuleServiceApi {
     const rec = this.record(ctx, name);
     const tests = requestedTests(rec.compiled, body, this.options.maxBatchSize);
     if (this.tenancy !== null) this.tenancy.admit(ctx.tenant, tests.length);
-    if (rec.compiled.datasets.length > 0) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null); // `@name` (./data-service.ts)
-    return testReport(rec.compiled, tests, this.testRunOptions());
+    if (needsData(rec.compiled)) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null); // `@name` (./data-service.ts)
+    return testReport(rec.compiled, tests, this.testRunOptions(ctx.tenant));
   }
 
-  /** Execution settings of test runs: the server's timeout, step limit, budget and clock. */
-  private testRunOptions(): TestRunOptions {
+  /** Execution settings of test runs: the server's timeout, step limit, budget and clock; calls resolve in `tenant`. */
+  private testRunOptions(tenant: string): TestRunOptions {
     return {
       clock: this.deps.clock,
       timeoutMs: this.options.executionTimeoutMs,
       maxSteps: this.options.maxSteps,
       budget: this.options.budget ?? DEFAULT_BUDGET,
+      calls: this.callees(tenant),
     };
+  }
+
+  /** The current versions of `tenant`'s rulesets by name: what call steps run (EXTENSIONS.md 3). */
+  private callees(tenant: string): (name: string) => CompiledRuleset | undefined {
+    const store = this.deps.store;
+    return (name) => store.get(tenant, name)?.compiled;
   }
 
   // ---------------------------------------------------------------- config
@@ -588,4 +600,12 @@ function errorMessage(err: unknown): string {
 function truncate(s: string): string {
   const clean = String(s).replace(/[\u0000-\u001f]/g, '?');
   return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+}
+
+/**
+ * True when executing `compiled` may read reference data: it reads `@name`, or it calls other
+ * rulesets (which may). Other executions skip the data snapshot.
+ */
+export function needsData(compiled: CompiledRuleset): boolean {
+  return compiled.datasets.length > 0 || compiled.calls.length > 0;
 }

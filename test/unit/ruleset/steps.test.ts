@@ -21,7 +21,7 @@ import {
   type RulesetDoc,
   type StepInfo,
 } from '../../../src/ruleset/index.js';
-import { ACTION, DECISION, TERMINAL } from '../../../src/ruleset/plan.js';
+import { ACTION, CALL, DECISION, TERMINAL } from '../../../src/ruleset/plan.js';
 
 function doc(): RulesetDoc {
   return {
@@ -50,6 +50,7 @@ function doc(): RulesetDoc {
       no: { type: 'terminal', result: { code: 'NO' } },
       also_yes: { type: 'terminal', result: { code: 'YES' } },
       orphan: { type: 'action', actions: [], next_step: 'orphan' },
+      ask: { type: 'call', ruleset: 'other', input: { z: 'a * 2', w: '$y' }, result: 'r', next_step: 'no' },
     },
   };
 }
@@ -59,11 +60,21 @@ function step(id: string): StepInfo {
 }
 
 test('every step kind has a plan kind, and the list of kinds is complete', () => {
-  assert.deepEqual([...STEP_KINDS], ['decision', 'action', 'terminal']);
-  assert.deepEqual(PLAN_KIND, { decision: DECISION, action: ACTION, terminal: TERMINAL });
+  assert.deepEqual([...STEP_KINDS], ['decision', 'action', 'terminal', 'call']);
+  assert.deepEqual(PLAN_KIND, { decision: DECISION, action: ACTION, terminal: TERMINAL, call: CALL });
   const seen = new Set<string>();
   for (const s of compileRuleset(doc()).steps.values()) seen.add(s.type);
   assert.deepEqual([...seen].sort(), [...STEP_KINDS].sort(), 'the test ruleset covers every kind');
+});
+
+test('call: its input expressions in key order; its successor is next_step', () => {
+  const s = step('ask');
+  assert.deepEqual(
+    stepExpressions(s).map((e) => (e.role === 'argument' ? `${e.role}:${e.key}` : e.role)),
+    ['argument:z', 'argument:w'],
+  );
+  assert.deepEqual(stepSuccessors(s), ['no']);
+  assert.equal(s.type === 'call' ? s.ruleset : '', 'other');
 });
 
 test('decision: its conditions in branch order; successors are the branch targets, then default_next', () => {
@@ -126,7 +137,7 @@ test('graph facts are computed once at compile time', () => {
 
 test('stepsReaching: the steps from which a terminal with one of the codes can be reached', () => {
   const g = compileRuleset(doc()).graph;
-  assert.deepEqual([...stepsReaching(g, ['NO'])].sort(), ['check', 'no']);
+  assert.deepEqual([...stepsReaching(g, ['NO'])].sort(), ['ask', 'check', 'no']);
   assert.deepEqual([...stepsReaching(g, ['YES'])].sort(), ['also_yes', 'calc', 'check', 'loop', 'yes']);
   assert.deepEqual([...stepsReaching(g, ['NONE'])], []);
 });

@@ -126,7 +126,7 @@ describe('strict documents', () => {
   it('leaves steps of an unknown type to the structural check', () => {
     const doc = base();
     doc.steps.odd = { type: 'weird', foo: 1 };
-    assert.deepEqual(problems(doc), ['steps.odd.type: must be decision, action, terminal or table']);
+    assert.deepEqual(problems(doc), ['steps.odd.type: must be decision, action, terminal, table or call']);
   });
 });
 

@@ -86,7 +86,7 @@ test('every problem is reported at once with its location', () => {
   assert.match(got[3]!, /^steps\.check\.branches\[1\]\.condition: .+ at \d+$/);
   assert.deepEqual(got.slice(4), [
     "steps.s.id: must equal its key 's'",
-    'steps.s.type: must be decision, action, terminal or table',
+    'steps.s.type: must be decision, action, terminal, table or call',
     'steps.t.result.code: required',
   ]);
 });
@@ -243,16 +243,16 @@ describe('steps', () => {
       'must be a string',
     );
   });
-  test('type must be decision, action, terminal or table', () => {
+  test('type must be decision, action, terminal, table or call', () => {
     onlyProblem(
       mutate((d) => delete d['steps'].deny.type),
       'steps.deny.type',
-      'must be decision, action, terminal or table',
+      'must be decision, action, terminal, table or call',
     );
     onlyProblem(
       mutate((d) => (d['steps'].deny.type = 'Terminal')),
       'steps.deny.type',
-      'must be decision, action, terminal or table',
+      'must be decision, action, terminal, table or call',
     );
   });
   test('keys with dots or spaces are quoted in locations; empty key is a problem', () => {
@@ -262,7 +262,7 @@ describe('steps', () => {
       d['steps'][''] = { type: 'terminal', result: { code: 'E' } };
     });
     assert.deepEqual(lines(doc), [
-      'steps["a.b"].type: must be decision, action, terminal or table',
+      'steps["a.b"].type: must be decision, action, terminal, table or call',
       'steps["has space"].result.code: required',
       'steps[""]: step id must not be empty',
     ]);

@@ -57,6 +57,7 @@ describe('error catalog', () => {
       TESTS_FAILED: 422,
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
+      CALL_FAILED: 500,
       TIMEOUT: 500,
       LIMIT_EXCEEDED: 500,
       NOT_READY: 503,
