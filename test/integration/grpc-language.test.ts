@@ -13,77 +13,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_PROBLEMS_METADATA_BYTES, PROBLEMS_METADATA_KEY, PROBLEMS_OMITTED_METADATA_KEY } from '../../src/transport/grpc/status.js';
 import { connect, Status, type GrpcOutcome, type TestClient } from '../helpers/grpc-client.js';
-import { postRulesets } from '../helpers/grpc-fixtures.js';
+import { RENEWAL, ROUTING, TYPED, postRulesets } from '../helpers/grpc-fixtures.js';
 import { http, startServer, type ServerProcess } from '../helpers/server-process.js';
-
-const RENEWAL = {
-  config: { name: 'renewal', entry_step: 'check' },
-  steps: {
-    check: {
-      type: 'decision',
-      branches: [{ condition: 'user.expires < date_add(now(), 30, "days")', next_step: 'due' }],
-      default_next: 'fine',
-    },
-    due: { type: 'terminal', result: { code: 'DUE' }, output: { at: 'now()', left: 'date_diff(now(), user.expires, "days")', weekday: 'weekday(now())' } },
-    fine: { type: 'terminal', result: { code: 'FINE' }, output: { at: 'now()' } },
-  },
-};
-
-/** A first set table, a collect table, a routing table, then a terminal (not a table). */
-const ROUTING = {
-  config: { name: 'routing', entry_step: 'rate' },
-  steps: {
-    rate: {
-      type: 'table',
-      hit_policy: 'first',
-      inputs: ['user.tier'],
-      rows: [
-        { when: ['"gold"'], set: { limit: '1000' } },
-        { when: ['"silver"'], set: { limit: '100' } },
-      ],
-      next_step: 'tags',
-    },
-    tags: {
-      type: 'table',
-      hit_policy: 'collect',
-      inputs: ['user.age'],
-      rows: [
-        { when: ['>= 18'], set: { tag: '"adult"' } },
-        { when: ['>= 65'], set: { tag: '"senior"' } },
-      ],
-      next_step: 'route',
-    },
-    route: {
-      type: 'table',
-      inputs: ['user.country'],
-      rows: [
-        { when: ['"FR"'], next_step: 'review' },
-        { when: ['in ["US", "CA"]'], next_step: 'ok' },
-      ],
-      default_next: 'review',
-    },
-    ok: { type: 'terminal', result: { code: 'OK' }, output: { limit: '$limit', tags: '$tag' } },
-    review: { type: 'terminal', result: { code: 'REVIEW' } },
-  },
-};
-
-const TYPED = {
-  config: {
-    name: 'typed',
-    entry_step: 'check',
-    input_schema: {
-      type: 'object',
-      properties: { user: { type: 'object', properties: { age: { type: 'integer' }, country: { type: 'string' } }, required: ['age'] } },
-      required: ['user'],
-      additionalProperties: false,
-    },
-  },
-  steps: {
-    check: { type: 'decision', branches: [{ condition: 'user.age >= 18', next_step: 'ok' }], default_next: 'no' },
-    ok: { type: 'terminal', result: { code: 'ADULT' } },
-    no: { type: 'terminal', result: { code: 'MINOR' } },
-  },
-};
 
 const BAD_INPUT = { user: { age: 'ten', country: 7 } };
 
