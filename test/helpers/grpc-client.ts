@@ -12,8 +12,7 @@ import { ruleServiceClient } from '../../src/transport/grpc/proto.js';
 
 /** The outcome of one unary call. */
 export type GrpcOutcome<T = any> =
-  | { ok: true; value: T }
-  | { ok: false; code: number; details: string; svcCode: string | undefined; trailers: grpc.Metadata | undefined };
+  { ok: true; value: T } | { ok: false; code: number; details: string; svcCode: string | undefined; trailers: grpc.Metadata | undefined };
 
 /** A connected test client; close it when done. */
 export interface TestClient {
