@@ -25,7 +25,7 @@ export function checkKnownInput(schema: InputSchema | null, known: unknown): voi
   if (problems.length > 0) throw inputInvalid('known_input', problems);
 }
 
-/** The INPUT_INVALID error: the message lists the first problems (gRPC carries only the message), `problems` all of them. */
+/** The INPUT_INVALID error: the message lists the first problems, `problems` all of them (gRPC: trailing metadata `svc-problems`). */
 export function inputInvalid(what: string, problems: readonly InputProblem[]): ServiceError {
   const listed = problems.slice(0, MESSAGE_PROBLEMS).map((p) => `${p.path}: ${p.message}`);
   const more = problems.length > MESSAGE_PROBLEMS ? ` (and ${problems.length - MESSAGE_PROBLEMS} more)` : '';

@@ -1,7 +1,7 @@
 /**
  * gRPC helpers for integration tests: a real grpc-js client of `rules.RuleService` loaded
  * from the same proto as the server, a promise wrapper that turns every answer into a value
- * (`{ok: true, value}` or `{ok: false, code, details, svcCode}`), and self-signed TLS
+ * (`{ok: true, value}` or `{ok: false, code, details, svcCode, trailers}`), and self-signed TLS
  * material made with `openssl`.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,7 +11,8 @@ import * as grpc from '@grpc/grpc-js';
 import { ruleServiceClient } from '../../src/transport/grpc/proto.js';
 
 /** The outcome of one unary call. */
-export type GrpcOutcome<T = any> = { ok: true; value: T } | { ok: false; code: number; details: string; svcCode: string | undefined };
+export type GrpcOutcome<T = any> =
+  { ok: true; value: T } | { ok: false; code: number; details: string; svcCode: string | undefined; trailers: grpc.Metadata | undefined };
 
 /** A connected test client; close it when done. */
 export interface TestClient {
@@ -52,7 +53,7 @@ export function connect(target: string, options: ConnectOptions = {}): TestClien
       fn.call(client, request, metadata, { deadline }, (err: grpc.ServiceError | null, value: T) => {
         if (err) {
           const svc = err.metadata?.get('svc-error-code')[0];
-          resolve({ ok: false, code: err.code, details: err.details, svcCode: typeof svc === 'string' ? svc : undefined });
+          resolve({ ok: false, code: err.code, details: err.details, svcCode: typeof svc === 'string' ? svc : undefined, trailers: err.metadata });
         } else resolve({ ok: true, value });
       });
     });

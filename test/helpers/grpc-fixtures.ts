@@ -27,6 +27,77 @@ export const BROKEN = {
   },
 };
 
+/** Calls now() in a condition and in outputs (EXTENSIONS.md 3 "Dates and time"). */
+export const RENEWAL = {
+  config: { name: 'renewal', entry_step: 'check' },
+  steps: {
+    check: {
+      type: 'decision',
+      branches: [{ condition: 'user.expires < date_add(now(), 30, "days")', next_step: 'due' }],
+      default_next: 'fine',
+    },
+    due: { type: 'terminal', result: { code: 'DUE' }, output: { at: 'now()', left: 'date_diff(now(), user.expires, "days")', weekday: 'weekday(now())' } },
+    fine: { type: 'terminal', result: { code: 'FINE' }, output: { at: 'now()' } },
+  },
+};
+
+/** Decision tables (EXTENSIONS.md 3): a first set table, a collect table, a routing table, then a terminal (not a table). */
+export const ROUTING = {
+  config: { name: 'routing', entry_step: 'rate' },
+  steps: {
+    rate: {
+      type: 'table',
+      hit_policy: 'first',
+      inputs: ['user.tier'],
+      rows: [
+        { when: ['"gold"'], set: { limit: '1000' } },
+        { when: ['"silver"'], set: { limit: '100' } },
+      ],
+      next_step: 'tags',
+    },
+    tags: {
+      type: 'table',
+      hit_policy: 'collect',
+      inputs: ['user.age'],
+      rows: [
+        { when: ['>= 18'], set: { tag: '"adult"' } },
+        { when: ['>= 65'], set: { tag: '"senior"' } },
+      ],
+      next_step: 'route',
+    },
+    route: {
+      type: 'table',
+      inputs: ['user.country'],
+      rows: [
+        { when: ['"FR"'], next_step: 'review' },
+        { when: ['in ["US", "CA"]'], next_step: 'ok' },
+      ],
+      default_next: 'review',
+    },
+    ok: { type: 'terminal', result: { code: 'OK' }, output: { limit: '$limit', tags: '$tag' } },
+    review: { type: 'terminal', result: { code: 'REVIEW' } },
+  },
+};
+
+/** `config.input_schema` (EXTENSIONS.md 2): `user.age` an integer, no keys besides `user`. */
+export const TYPED = {
+  config: {
+    name: 'typed',
+    entry_step: 'check',
+    input_schema: {
+      type: 'object',
+      properties: { user: { type: 'object', properties: { age: { type: 'integer' }, country: { type: 'string' } }, required: ['age'] } },
+      required: ['user'],
+      additionalProperties: false,
+    },
+  },
+  steps: {
+    check: { type: 'decision', branches: [{ condition: 'user.age >= 18', next_step: 'ok' }], default_next: 'no' },
+    ok: { type: 'terminal', result: { code: 'ADULT' } },
+    no: { type: 'terminal', result: { code: 'MINOR' } },
+  },
+};
+
 /**
  * Counts `$n` up to `input.limit`, logging `counting started` first (a marker the tests wait
  * for). With a big limit it runs long; `timeout_ms` of its config makes it time out.

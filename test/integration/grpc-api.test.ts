@@ -112,7 +112,12 @@ describe('gRPC methods', () => {
     );
     assert.equal(res.results[0].result.code, 'APPROVED');
     assert.equal(res.results[0].result.trace.path, 'check -> ok');
-    assert.deepEqual(res.results[1].error, { error: 'inputs[1] must be a JSON object', code: 'BAD_REQUEST', status: Status.INVALID_ARGUMENT });
+    assert.deepEqual(res.results[1].error, {
+      error: 'inputs[1] must be a JSON object',
+      code: 'BAD_REQUEST',
+      status: Status.INVALID_ARGUMENT,
+      problems_json: '',
+    });
     assert.equal(res.results[2].result.code, 'REJECTED');
     assert.equal(res.summary.total, 3);
     assert.equal(res.summary.success, 2);

@@ -169,18 +169,19 @@ describe('input_schema over HTTP', () => {
 });
 
 describe('input_schema over gRPC', () => {
-  it('Execute: INVALID_ARGUMENT with svc-error-code INPUT_INVALID and the problems in the details', async () => {
+  it('Execute: INVALID_ARGUMENT with svc-error-code INPUT_INVALID, the problems in the details and in svc-problems', async () => {
     const out = await client.call('Execute', { name: 'typed', input_json: JSON.stringify(BAD_INPUT) });
     assert.equal(out.ok, false);
     if (out.ok) return;
     assert.equal(out.code, Status.INVALID_ARGUMENT);
     assert.equal(out.svcCode, 'INPUT_INVALID');
     assert.equal(out.details, 'input does not match config.input_schema: user.age: must be integer; user.country: must be string');
+    assert.deepEqual(JSON.parse(String(out.trailers?.get('svc-problems')[0])), BAD_PROBLEMS);
     const ok = await client.ok('Execute', { name: 'typed', input_json: '{"user":{"age":30}}' });
     assert.equal(ok.code, 'ADULT');
   });
 
-  it('BatchExecute: the invalid input is an INPUT_INVALID item in place', async () => {
+  it('BatchExecute: the invalid input is an INPUT_INVALID item in place, with its problems as JSON text', async () => {
     const res = await client.ok('BatchExecute', { name: 'typed', inputs_json: ['{"user":{"age":3}}', JSON.stringify(BAD_INPUT)] });
     assert.deepEqual(
       res.results.map((r: any) => r.outcome),
@@ -191,6 +192,7 @@ describe('input_schema over gRPC', () => {
       error: 'input does not match config.input_schema: user.age: must be integer; user.country: must be string',
       code: 'INPUT_INVALID',
       status: Status.INVALID_ARGUMENT,
+      problems_json: JSON.stringify(BAD_PROBLEMS),
     });
   });
 });

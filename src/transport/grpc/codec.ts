@@ -4,10 +4,18 @@
  */
 import { ERROR_CATALOG, GrpcStatus, ServiceError, type ErrorCode } from '../../service/errors.js';
 import type { BatchItem, BatchResult, EvalResult, HealthInfo, RulesetInfo } from '../../service/types.js';
-import type { ExecutionResult } from '../../ruleset/result.js';
+import type { ExecutionResult, TraceStep } from '../../ruleset/result.js';
 import { checkAnswerBytes, checkAnswerText } from '../answer-bound.js';
 import { parseJsonText } from '../json-text.js';
-import type { BatchExecuteResponseMsg, BatchItemMsg, EvalResponseMsg, ExecuteResponseMsg, HealthResponseMsg, ListRuleSetsResponseMsg } from './messages.js';
+import type {
+  BatchExecuteResponseMsg,
+  BatchItemMsg,
+  EvalResponseMsg,
+  ExecuteResponseMsg,
+  HealthResponseMsg,
+  ListRuleSetsResponseMsg,
+  StepInfoMsg,
+} from './messages.js';
 
 /**
  * Parses the JSON text of request field `field` (e.g. `input_json`) under the same rules as
@@ -44,8 +52,31 @@ export function encodeExecuteResult(result: ExecutionResult, maxBytes = Infinity
     output_json: output,
     duration_us: result.duration_us,
   };
-  if (result.trace) msg.trace = { path: result.trace.path, steps: result.trace.steps };
+  if (result.trace) msg.trace = { path: result.trace.path, steps: encodeSteps(result.trace.steps) };
   return msg;
+}
+
+/**
+ * The `StepInfo`s of a trace. A step that is not a decision table passes as it is; a table's
+ * `row` / `rows` become the `table_match` oneof (`row`, `row_null` for a null row, `rows`).
+ */
+export function encodeSteps(steps: readonly TraceStep[]): StepInfoMsg[] {
+  let out: StepInfoMsg[] | undefined;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    if (s.row === undefined && s.rows === undefined) {
+      out?.push(s as StepInfoMsg);
+      continue;
+    }
+    // NOTE: only traces with a table step are copied; others go out as the engine made them.
+    out ??= steps.slice(0, i) as StepInfoMsg[];
+    const step: StepInfoMsg = { id: s.id, name: s.name, duration_us: s.duration_us };
+    if (s.rows !== undefined) step.rows = { indexes: s.rows };
+    else if (s.row === null) step.row_null = true;
+    else if (s.row !== undefined) step.row = s.row;
+    out.push(step);
+  }
+  return out ?? (steps as StepInfoMsg[]);
 }
 
 /**
@@ -92,7 +123,7 @@ export function encodeBatch(batch: BatchResult, maxBytes = Infinity): BatchExecu
   let chars = 0;
   for (const item of batch.results) {
     const msg = encodeBatchItem(item, maxBytes);
-    chars += 'result' in msg ? msg.result.output_json.length : msg.error.error.length;
+    chars += 'result' in msg ? msg.result.output_json.length : msg.error.error.length + (msg.error.problems_json?.length ?? 0);
     checkAnswerBytes(chars, maxBytes);
     results.push(msg);
   }
@@ -102,7 +133,9 @@ export function encodeBatch(batch: BatchResult, maxBytes = Infinity): BatchExecu
 function encodeBatchItem(item: BatchItem, maxBytes: number): BatchItemMsg {
   if ('error' in item) {
     const entry = ERROR_CATALOG[item.code as ErrorCode] as { grpc: number } | undefined;
-    return { error: { error: item.error, code: item.code, status: entry?.grpc ?? GrpcStatus.INTERNAL } };
+    const error = { error: item.error, code: item.code, status: entry?.grpc ?? GrpcStatus.INTERNAL };
+    // INPUT_INVALID items carry their problems, as in the HTTP batch answer.
+    return { error: item.problems === undefined ? error : { ...error, problems_json: JSON.stringify(item.problems) } };
   }
   return { result: encodeExecuteResult(item, maxBytes) };
 }

@@ -12,13 +12,26 @@ export interface ExecuteRequestMsg {
   name: string;
   input_json: string;
   trace: boolean;
+  /** `optional string now` (addition): absent (undefined) unless the caller set it. */
+  now?: string;
 }
 
-/** `StepInfo`. */
+/** `StepInfo`; at most one of the `table_match` members is set (table steps only). */
 export interface StepInfoMsg {
   id: string;
   name: string;
   duration_us: Uint64;
+  /** hit_policy first: the matched row. */
+  row?: number;
+  /** hit_policy first: no row matched. */
+  row_null?: true;
+  /** hit_policy collect: every matched row. */
+  rows?: TableRowsMsg;
+}
+
+/** `TableRows` (addition). */
+export interface TableRowsMsg {
+  indexes: number[];
 }
 
 /** `TraceInfo`. */
@@ -76,6 +89,8 @@ export interface HealthResponseMsg {
 export interface EvalRequestMsg {
   expression: string;
   context_json: string;
+  /** `optional string now` (addition). */
+  now?: string;
 }
 
 /** `EvalResponse`. */
@@ -89,6 +104,8 @@ export interface BatchExecuteRequestMsg {
   name: string;
   inputs_json: string[];
   trace: boolean;
+  /** `optional string now` (addition). */
+  now?: string;
 }
 
 /** `BatchItemError` (addition). */
@@ -96,6 +113,8 @@ export interface BatchItemErrorMsg {
   error: string;
   code: string;
   status: number;
+  /** INPUT_INVALID: JSON text of the item's `problems`; "" (or absent) otherwise. */
+  problems_json?: string;
 }
 
 /** `BatchItem` (addition): exactly one of `result` and `error`. */

@@ -3,13 +3,28 @@
  * (src/service/errors.ts, DECISIONS.md 5): a `ServiceError` keeps its code, anything else is
  * INTERNAL. The status details carry the human message; the trailing metadata key
  * `svc-error-code` carries the catalog code (it tells TIMEOUT from REQUEST_TIMEOUT, both
- * DEADLINE_EXCEEDED).
+ * DEADLINE_EXCEEDED), and `svc-problems` the `problems` list of an error whose HTTP body has
+ * one (INPUT_INVALID), as JSON text.
  */
 import { Metadata, type StatusObject } from '@grpc/grpc-js';
 import { ServiceError, toServiceError } from '../../service/errors.js';
 
 /** Trailing metadata key holding the catalog code of an error status. */
 export const ERROR_CODE_METADATA_KEY = 'svc-error-code';
+
+/** Trailing metadata key holding the JSON text of the error's `problems` (`[{path, message}]`). */
+export const PROBLEMS_METADATA_KEY = 'svc-problems';
+
+/** Trailing metadata key holding how many problems did not fit in `svc-problems` (absent when all did). */
+export const PROBLEMS_OMITTED_METADATA_KEY = 'svc-problems-omitted';
+
+/**
+ * Largest `svc-problems` value in bytes. NOTE: metadata travels as HTTP/2 headers, which peers
+ * bound (grpc-js through Node: 64 KiB for all headers; gRPC C-core clients: 8 KiB soft limit),
+ * and a trailer over the peer's bound fails the call. 4 KiB keeps the trailers, with the
+ * status message, under the smallest common bound.
+ */
+export const MAX_PROBLEMS_METADATA_BYTES = 4096;
 
 /** The catalog error of a thrown value (anything that is not a ServiceError is INTERNAL_ERROR). */
 export function toCatalogError(err: unknown): ServiceError {
@@ -21,5 +36,34 @@ export function toGrpcStatus(err: unknown): Pick<StatusObject, 'code' | 'details
   const e = toCatalogError(err);
   const metadata = new Metadata();
   metadata.set(ERROR_CODE_METADATA_KEY, e.code);
+  const problems = e.details?.['problems'];
+  if (Array.isArray(problems)) {
+    const { text, omitted } = problemsMetadataText(problems);
+    metadata.set(PROBLEMS_METADATA_KEY, text);
+    if (omitted > 0) metadata.set(PROBLEMS_OMITTED_METADATA_KEY, String(omitted));
+  }
   return { code: e.grpcStatus, details: e.message, metadata };
+}
+
+/**
+ * The JSON text of `problems` as a metadata value: printable ASCII only (other characters are
+ * written as JSON `\uXXXX` escapes, so `JSON.parse` gives the same strings), holding the first
+ * problems whose text fits in `maxBytes`; `omitted` counts the rest.
+ */
+export function problemsMetadataText(problems: readonly unknown[], maxBytes = MAX_PROBLEMS_METADATA_BYTES): { text: string; omitted: number } {
+  let text = '[';
+  let kept = 0;
+  for (const p of problems) {
+    const item = asciiJson(p);
+    // 2: the separating comma and the closing bracket.
+    if (text.length + item.length + 2 > maxBytes) break;
+    text += kept === 0 ? item : `,${item}`;
+    kept++;
+  }
+  return { text: `${text}]`, omitted: problems.length - kept };
+}
+
+/** JSON text with every character outside printable ASCII escaped (metadata values must be printable ASCII). */
+function asciiJson(v: unknown): string {
+  return (JSON.stringify(v) ?? 'null').replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -4,10 +4,10 @@
  * the 200 answer's JSON text. The route table (./routes.ts) calls these for both request paths
  * (the hot dispatcher and fastify), so that both answer alike.
  */
-import { canonicalDateText, setRequestNow } from '../../expr/index.js';
 import { ServiceError } from '../../service/errors.js';
 import { isPlainObject } from '../../service/json-object.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
+import { withRequestNow as withNow } from '../request-now.js';
 import { serializeBatch, serializeEval, serializeExecution } from './serialize.js';
 
 /** The 200 answer of `POST /api/v1/execute/:name` as JSON text; throws a ServiceError otherwise. */
@@ -38,24 +38,6 @@ export function evalAnswer(service: RuleServiceApi, ctx: CallContext, body: unkn
 export function objectBody(body: unknown, what: string): Record<string, unknown> {
   if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', `request body must be ${what}`);
   return body;
-}
-
-/**
- * Runs `answer` with the body's optional `"now"` as the time now() reads (EXTENSIONS.md 3,
- * expr/dates.ts); absent or null: the clock. A `"now"` that is not an ISO 8601 date is a 400.
- */
-function withNow(v: unknown, answer: () => string): string {
-  let now: string | null = null;
-  if (v !== undefined && v !== null) {
-    now = typeof v === 'string' ? canonicalDateText(v) : null;
-    if (now === null) throw new ServiceError('BAD_REQUEST', 'now must be an ISO 8601 date or date-time text, e.g. "2026-11-24T10:00:00Z"');
-  }
-  setRequestNow(now);
-  try {
-    return answer();
-  } finally {
-    setRequestNow(null);
-  }
 }
 
 /** The optional `trace` flag of an execute body. */

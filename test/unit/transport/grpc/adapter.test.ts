@@ -9,10 +9,18 @@ import { describe, it } from 'node:test';
 import { Metadata, status } from '@grpc/grpc-js';
 import { ERROR_CATALOG, ServiceError, toServiceError, type ErrorCode } from '../../../../src/service/errors.js';
 import type { CallContext, RuleServiceApi } from '../../../../src/service/types.js';
-import { encodeBatch, encodeExecuteResult, encodeList, parseJsonField } from '../../../../src/transport/grpc/codec.js';
+import { nowFn, nowState } from '../../../../src/expr/dates.js';
+import { encodeBatch, encodeExecuteResult, encodeList, encodeSteps, parseJsonField } from '../../../../src/transport/grpc/codec.js';
 import { buildGrpcHandlers, sourceIpOf, tenantOf } from '../../../../src/transport/grpc/handlers.js';
 import { loadRulesPackage, SERVICE_NAME } from '../../../../src/transport/grpc/proto.js';
-import { ERROR_CODE_METADATA_KEY, toGrpcStatus } from '../../../../src/transport/grpc/status.js';
+import {
+  ERROR_CODE_METADATA_KEY,
+  PROBLEMS_METADATA_KEY,
+  PROBLEMS_OMITTED_METADATA_KEY,
+  problemsMetadataText,
+  toGrpcStatus,
+} from '../../../../src/transport/grpc/status.js';
+import { INVALID_NOW_MESSAGE } from '../../../../src/transport/request-now.js';
 
 describe('parseJsonField', () => {
   it('parses JSON text', () => {
@@ -76,6 +84,70 @@ describe('encoding', () => {
     assert.deepEqual(out.results[0], { error: { error: 'late', code: 'TIMEOUT', status: status.DEADLINE_EXCEEDED } });
     assert.equal('result' in out.results[1]! && out.results[1].result.output_json, '{}');
   });
+  it('an INPUT_INVALID BatchItem error carries problems_json, counted in the answer bound', () => {
+    const problems = [{ path: 'user.age', message: 'must be integer' }];
+    const batch = { results: [{ error: 'bad input', code: 'INPUT_INVALID', problems }], summary: { total: 1, success: 0, failed: 1, total_duration_us: 0 } };
+    assert.deepEqual(encodeBatch(batch).results[0], {
+      error: { error: 'bad input', code: 'INPUT_INVALID', status: status.INVALID_ARGUMENT, problems_json: JSON.stringify(problems) },
+    });
+    assert.throws(
+      () => encodeBatch(batch, 'bad input'.length + 10),
+      (e: ServiceError) => e.code === 'LIMIT_EXCEEDED',
+    );
+  });
+  it('StepInfo: table entries become the table_match oneof; a trace without tables goes out as it is', () => {
+    const plain = [
+      { id: 'a', name: 'A', duration_us: 1 },
+      { id: 'b', name: 'B', duration_us: 2 },
+    ];
+    assert.equal(encodeSteps(plain), plain);
+    assert.deepEqual(
+      encodeSteps([
+        { id: 'a', name: 'A', duration_us: 1 },
+        { id: 't', name: 'T', duration_us: 2, row: 0 },
+        { id: 'u', name: 'U', duration_us: 3, row: null },
+        { id: 'c', name: 'C', duration_us: 4, rows: [] },
+        { id: 'd', name: 'D', duration_us: 5, rows: [1, 3] },
+        { id: 'z', name: 'Z', duration_us: 6 },
+      ]),
+      [
+        { id: 'a', name: 'A', duration_us: 1 },
+        { id: 't', name: 'T', duration_us: 2, row: 0 },
+        { id: 'u', name: 'U', duration_us: 3, row_null: true },
+        { id: 'c', name: 'C', duration_us: 4, rows: { indexes: [] } },
+        { id: 'd', name: 'D', duration_us: 5, rows: { indexes: [1, 3] } },
+        { id: 'z', name: 'Z', duration_us: 6 },
+      ],
+    );
+  });
+  it('StepInfo table entries survive the wire: the oneof member names which', () => {
+    const method = (loadRulesPackage()[SERVICE_NAME] as any).Execute;
+    const msg = encodeExecuteResult({
+      code: 'A',
+      message: '',
+      output: {},
+      duration_us: 1,
+      trace: {
+        path: 't -> u -> c -> z',
+        steps: [
+          { id: 't', name: '', duration_us: 1, row: 0 },
+          { id: 'u', name: '', duration_us: 1, row: null },
+          { id: 'c', name: '', duration_us: 1, rows: [] },
+          { id: 'z', name: '', duration_us: 1 },
+        ],
+      },
+    });
+    const back = method.responseDeserialize(method.responseSerialize(msg));
+    assert.deepEqual(
+      back.trace.steps.map((s: any) => [s.table_match, s.row, s.row_null, s.rows]),
+      [
+        ['row', 0, undefined, undefined],
+        ['row_null', undefined, true, undefined],
+        ['rows', undefined, undefined, { indexes: [] }],
+        [undefined, undefined, undefined, undefined],
+      ],
+    );
+  });
 });
 
 describe('status mapping (DECISIONS.md 5)', () => {
@@ -98,6 +170,38 @@ describe('status mapping (DECISIONS.md 5)', () => {
   }
   it('every catalog code maps to its catalog gRPC status', () => {
     for (const code of Object.keys(ERROR_CATALOG) as ErrorCode[]) assert.equal(toGrpcStatus(new ServiceError(code, 'x')).code, ERROR_CATALOG[code].grpc);
+  });
+  it('an error with problems carries them as JSON text in svc-problems; others have none', () => {
+    const problems = [
+      { path: 'user.age', message: 'must be integer' },
+      { path: 'größe', message: 'is not allowed' },
+    ];
+    const s = toGrpcStatus(new ServiceError('INPUT_INVALID', 'input does not match', { problems }));
+    assert.equal(s.code, status.INVALID_ARGUMENT);
+    const [text] = s.metadata.get(PROBLEMS_METADATA_KEY);
+    assert.equal(text, '[{"path":"user.age","message":"must be integer"},{"path":"gr\\u00f6\\u00dfe","message":"is not allowed"}]');
+    assert.deepEqual(JSON.parse(text as string), problems);
+    assert.deepEqual(s.metadata.get(PROBLEMS_OMITTED_METADATA_KEY), []);
+    assert.deepEqual(toGrpcStatus(new ServiceError('NOT_FOUND', 'x')).metadata.get(PROBLEMS_METADATA_KEY), []);
+    assert.deepEqual(toGrpcStatus(new ServiceError('TIMEOUT', 'x', { timeout_ms: 5 })).metadata.get(PROBLEMS_METADATA_KEY), []);
+  });
+  it('svc-problems keeps the first problems that fit its bound; svc-problems-omitted counts the rest', () => {
+    const problems = Array.from({ length: 5 }, (_, i) => ({ path: `f${i}`, message: 'x'.repeat(10) }));
+    const one = JSON.stringify(problems[0]).length;
+    assert.deepEqual(problemsMetadataText(problems, 2 + one * 2 + 1), { text: JSON.stringify(problems.slice(0, 2)), omitted: 3 });
+    assert.deepEqual(problemsMetadataText(problems, 2 + one * 5 + 4), { text: JSON.stringify(problems), omitted: 0 });
+    assert.deepEqual(problemsMetadataText(problems, 10), { text: '[]', omitted: 5 });
+    assert.deepEqual(problemsMetadataText([]), { text: '[]', omitted: 0 });
+    const many = Array.from({ length: 1000 }, (_, i) => ({ path: `field_${i}`, message: 'is not allowed (additionalProperties is false)' }));
+    const s = toGrpcStatus(new ServiceError('INPUT_INVALID', 'm', { problems: many }));
+    const text = s.metadata.get(PROBLEMS_METADATA_KEY)[0] as string;
+    assert.ok(text.length <= 4096 && text.length > 4000, String(text.length));
+    const kept = (JSON.parse(text) as unknown[]).length;
+    assert.deepEqual(s.metadata.get(PROBLEMS_OMITTED_METADATA_KEY), [String(1000 - kept)]);
+    // Control characters and DEL are escaped too: the value stays legal metadata.
+    const odd = problemsMetadataText([{ path: 'a\u007fb\n', message: '\ud83d\ude00' }]).text;
+    assert.match(odd, /^[\x20-\x7e]+$/);
+    assert.deepEqual(JSON.parse(odd), [{ path: 'a\u007fb\n', message: '\ud83d\ude00' }]);
   });
   it('anything that is not a ServiceError is INTERNAL', () => {
     const s = toGrpcStatus(new TypeError('boom'));
@@ -177,6 +281,53 @@ describe('handlers over a fake façade', () => {
   });
 });
 
+describe('now on Execute, BatchExecute and Eval (EXTENSIONS.md 3 "Dates and time")', () => {
+  const seenNow: string[] = [];
+  const fake = {
+    execute(_ctx: CallContext, _name: string, _input: unknown, _trace: boolean) {
+      seenNow.push(nowFn());
+      return { code: 'C', message: '', output: {}, duration_us: 0 };
+    },
+    executeBatch() {
+      seenNow.push(nowFn());
+      return { results: [], summary: { total: 0, success: 0, failed: 0, total_duration_us: 0 } };
+    },
+    evaluate() {
+      seenNow.push(nowFn());
+      return { result: null, parsed: '' };
+    },
+  } as unknown as RuleServiceApi;
+  const handlers = buildGrpcHandlers(fake, { multiTenancy: false });
+  const call = (method: string, request: object) =>
+    new Promise<{ err: any; res: any }>((resolve) => {
+      (handlers[method] as Function)({ request, metadata: new Metadata(), getPeer: () => 'unknown' }, (err: any, res: any) => resolve({ err, res }));
+    });
+  const requests: Record<string, object> = {
+    Execute: { name: 'x', input_json: '{}', trace: false },
+    BatchExecute: { name: 'x', inputs_json: ['{}'], trace: false },
+    Eval: { expression: '1', context_json: '' },
+  };
+  for (const [method, request] of Object.entries(requests)) {
+    it(`${method}: the façade runs at the canonical \`now\`, which is cleared afterwards; absent: the clock`, async () => {
+      const { err } = await call(method, { ...request, now: '2026-11-24T01:00:00+01:00' });
+      assert.equal(err, null);
+      assert.equal(seenNow.at(-1), '2026-11-24T00:00:00.000Z');
+      assert.equal(nowState.request, null);
+      await call(method, request);
+      assert.ok(Math.abs(Date.parse(seenNow.at(-1)!) - Date.now()) < 5000, seenNow.at(-1));
+    });
+    it(`${method}: an invalid \`now\` is BAD_REQUEST and never reaches the façade`, async () => {
+      const before = seenNow.length;
+      const { err } = await call(method, { ...request, now: '2026-13-01' });
+      assert.equal(err.code, status.INVALID_ARGUMENT);
+      assert.equal(err.details, INVALID_NOW_MESSAGE);
+      assert.deepEqual(err.metadata.get(ERROR_CODE_METADATA_KEY), ['BAD_REQUEST']);
+      assert.equal(seenNow.length, before);
+      assert.equal(nowState.request, null);
+    });
+  }
+});
+
 describe('Eval context_json (docs/decisions.md "gRPC context_json")', () => {
   const contexts: unknown[] = [];
   const fake = {
@@ -254,9 +405,39 @@ describe('proto/rules.proto matches SPEC.md "gRPC interface"', () => {
     EvalRequest: { 1: 'expression string', 2: 'context_json string' },
     EvalResponse: { 1: 'result_json string', 2: 'parsed string' },
   };
+  // Additions to spec'd messages (issue 19): new field numbers above the spec'd ones, which stay
+  // exactly as SPEC.md gives them (wire compatibility with clients built from the spec).
+  const ADDITIONS: Record<string, Record<number, string>> = {
+    ExecuteRequest: { 4: 'now string' },
+    StepInfo: { 4: 'row uint32', 5: 'row_null bool', 6: 'rows TableRows' },
+    EvalRequest: { 3: 'now string' },
+  };
   for (const [msg, want] of Object.entries(SPEC)) {
-    it(msg, () => assert.deepEqual(fields(msg), want));
+    it(msg, () => assert.deepEqual(fields(msg), { ...want, ...ADDITIONS[msg] }));
   }
+  it('additions take numbers above every spec field; `now` has presence, the table fields are one oneof', () => {
+    for (const [msg, added] of Object.entries(ADDITIONS)) {
+      const top = Math.max(...Object.keys(SPEC[msg]!).map(Number));
+      for (const n of Object.keys(added)) assert.ok(Number(n) > top, `${msg} field ${n}`);
+    }
+    const oneofs = (msg: string) => (pkg[`rules.${msg}`].type.oneofDecl as any[]).map((o) => o.name);
+    const svc = pkg[SERVICE_NAME];
+    for (const [msg, method] of [
+      ['ExecuteRequest', 'Execute'],
+      ['EvalRequest', 'Eval'],
+      ['BatchExecuteRequest', 'BatchExecute'],
+    ] as const) {
+      // `optional` (proto3 presence: a synthetic oneof): an unset `now` decodes as undefined, a set "" as "".
+      assert.deepEqual(oneofs(msg), ['_now'], msg);
+      const m = svc[method];
+      assert.equal(m.requestDeserialize(m.requestSerialize({})).now, undefined, msg);
+      assert.equal(m.requestDeserialize(m.requestSerialize({ now: '' })).now, '', msg);
+    }
+    assert.deepEqual(oneofs('StepInfo'), ['table_match']);
+    assert.deepEqual(fields('TableRows'), { 1: 'indexes repeated uint32' });
+    assert.deepEqual(fields('BatchExecuteRequest'), { 1: 'name string', 2: 'inputs_json repeated string', 3: 'trace bool', 4: 'now string' });
+    assert.deepEqual(fields('BatchItemError'), { 1: 'error string', 2: 'code string', 3: 'status int32', 4: 'problems_json string' });
+  });
   it('service rules.RuleService has the five spec methods plus BatchExecute, all unary', () => {
     const svc = pkg[SERVICE_NAME];
     assert.deepEqual(Object.keys(svc).sort(), ['BatchExecute', 'Eval', 'Execute', 'GetRuleSet', 'Health', 'ListRuleSets']);
