@@ -252,7 +252,7 @@ export class BrokerConsumer {
    * Resolves to the decoded event (undefined for an undecodable message) and what was done.
    */
   private async handle(msg: JsMsgLike, ack: boolean): Promise<{ event: SyncEvent | undefined; result: Handled }> {
-    const { target, logger } = this.options;
+    const { logger } = this.options;
     const seq = msg.info.streamSequence;
     let envelope;
     try {
