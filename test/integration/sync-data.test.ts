@@ -9,7 +9,7 @@
  * `max_payload` is dropped by the writer without holding up the events behind it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadNatsApi } from '../../src/sync/nats-api.js';
@@ -200,6 +200,32 @@ describe('datasets larger than the broker accepts', () => {
     const health = (await http(writer.url, 'GET', '/health')).body;
     assert.ok(health.sync.broker.unsendable >= 1);
     assert.equal(health.sync.broker.pending, 0);
+  });
+});
+
+describe('the writer’s full state includes datasets', () => {
+  const cluster = new SyncCluster();
+  after(() => cluster.dispose());
+
+  it('a writer restarted on a dir changed by hand publishes the added dataset and a tombstone for the removed one', async () => {
+    await cluster.startNats();
+    const dir = cluster.dir('svc-data-writer-');
+    let writer = await cluster.writer(['--rules-dir', dir, '--instance-id', 'fs-writer']);
+    const reader = await cluster.reader(['--instance-id', 'fs-reader']);
+    await Promise.all([writer, reader].map((p) => waitConnected(p)));
+    await putData(writer.url, 'kept', [1]);
+    await putData(writer.url, 'removed', [2]);
+    await waitFor('both datasets on the reader', async () => (await http(reader.url, 'GET', '/api/v1/data/removed')).status === 200);
+    await cluster.stop(writer);
+    // While the writer is down: one file removed, one added, by hand.
+    writeFileSync(join(dir, 'data', 'added.json'), '{"hand": true}');
+    rmSync(join(dir, 'data', 'removed.json'));
+    writer = await cluster.writer(['--rules-dir', dir, '--instance-id', 'fs-writer']);
+    await waitFor('the added dataset on the reader', async () => (await http(reader.url, 'GET', '/api/v1/data/added')).body?.hand === true);
+    await waitFor('the removed dataset gone from the reader', async () => (await http(reader.url, 'GET', '/api/v1/data/removed')).status === 404);
+    assert.deepEqual((await http(reader.url, 'GET', '/api/v1/data/kept')).body, [1]);
+    const pass = logsWith(writer, 'published the full rule state').find((l) => l['data_published'] === 1 && l['data_tombstones'] === 1);
+    assert.ok(pass, JSON.stringify(logsWith(writer, 'published the full rule state')));
   });
 });
 
