@@ -86,6 +86,7 @@ export class BrokerPublisher {
   private published = 0;
   private dropped = 0;
   private unsendable = 0;
+  private warnedPayload = false;
   private lastPublishedAt: number | null = null;
   private lastFullStateAt: number | null = null;
   private unsubscribe: (() => void) | undefined;
@@ -191,11 +192,12 @@ export class BrokerPublisher {
     this.queue.enqueue({ subject: eventSubject(prefix, event), data, msgId: `${instanceId}.${this.bootId}.${++this.counter}` });
   }
 
-  /** One warning per connection when a dataset of the allowed size would not fit in a message. */
+  /** One warning (per process, not per reconnect) when a dataset of the allowed size would not fit in a message. */
   private warnSmallPayload(session: BrokerSession): void {
     const max = session.nc.info?.max_payload;
     const dataMax = this.options.maxDataBytes;
-    if (max === undefined || dataMax === undefined || !this.options.target.syncsData || dataMax + HEADER_ROOM * 2 <= max) return;
+    if (this.warnedPayload || max === undefined || dataMax === undefined || !this.options.target.syncsData || dataMax + HEADER_ROOM * 2 <= max) return;
+    this.warnedPayload = true;
     this.options.logger.warn(
       { max_payload: max, max_data_bytes: dataMax },
       'the broker accepts smaller messages than --max-data-bytes allows: larger datasets will not be synchronized (raise max_payload of nats-server or lower --max-data-bytes)',
