@@ -72,7 +72,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // Multi-tenancy (docs/tenancy.md): the tenant registry from <rules-dir>/tenants.json; null when off.
   const tenancy = config.multiTenancyEnabled ? await setupTenancy({ config, store, audit, logger, clock: () => performance.now() }) : null;
   // Reference data (EXTENSIONS.md 3, docs/expressions.md): <rules-dir>/data/<name>.json, read back here.
-  const dataStore = new DataStore({ rulesDir: config.rulesDir, logger });
+  const dataStore = new DataStore({ rulesDir: config.rulesDir, maxBytes: config.maxDataBytes, logger });
   const dataReport = await dataStore.load();
   for (const skipped of dataReport.skipped) logger.warn({ path: skipped.path, reason: skipped.reason }, 'skipped a data file');
   const data = new DataService({
@@ -81,6 +81,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     audit,
     maxDataBytes: config.maxDataBytes,
     tenancy: tenancy?.registry ?? null,
+    logger,
   });
   const service = new RuleService(
     {
@@ -105,6 +106,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       ...(tracing ? { tracer: tracing } : {}),
       ...(tenancy ? { tenancy: tenancy.registry, tenantSync: tenancy.sync } : {}),
       data: (tenant) => data.snapshot(tenant),
+      // Datasets are synchronized like rules (docs/data-sync.md): in the snapshot and the change stream.
+      dataSync: data,
     },
   );
 

@@ -4,9 +4,15 @@
  * limit, the role guard (a reader answers writes 409 READ_ONLY), tenant admission, and the audit
  * lines `data_put` / `data_deleted`. `snapshot(tenant)` is what executions of rulesets that read
  * `@name` see (./execution-runner.ts).
+ *
+ * It is also the datasets collection as the façade synchronizes it (`DataSyncPort`): the sync
+ * adapters apply `DataPut` / `DataDeleted` from the broker and data files found by the watcher
+ * through `applySync`, which checks them like the API does (name, `--max-data-bytes`) and logs
+ * and skips what fails (docs/data-sync.md). Applied sync changes are not audited, like rules.
  */
 import type { JsonValue } from '../expr/ast.js';
 import type { DataSnapshot } from '../expr/data-ref.js';
+import type { ApplyOutcome, ChangeListener, DataChange, IncomingChange } from '../store/change.js';
 import { dataRecord, type DataRecord, type DataStore } from '../store/data-store.js';
 import { isValidRulesetName } from '../ruleset/model.js';
 import { ServiceError } from './errors.js';
@@ -14,6 +20,27 @@ import type { ServiceAudit } from './ports.js';
 import type { RoleGuard } from './role-guard.js';
 import type { TenancyPort } from './tenancy-port.js';
 import { callerFields, type CallContext } from './types.js';
+import type { Logger } from '../log.js';
+
+/** An incoming change of the datasets collection. */
+export type IncomingDataChange = Extract<IncomingChange, { kind: 'data.put' | 'data.delete' }>;
+
+/**
+ * The datasets collection as the façade synchronizes it (implemented by `DataService`): absent
+ * without reference data, and then the façade's snapshot and change stream hold no dataset.
+ */
+export interface DataSyncPort {
+  /** Applies a dataset change from the broker (`sync`) or a data file (`watch`); `persist`: also write the file. */
+  applySync(change: IncomingDataChange, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome>;
+  /** Every dataset this instance holds (what a reader must end up with). */
+  records(): readonly DataRecord[];
+  /** The stored dataset, with no tenant check, or undefined. */
+  current(tenant: string, name: string): DataRecord | undefined;
+  /** True when `version` is what this instance last wrote to the dataset's file (watcher echo). */
+  isOwnWrite(tenant: string, name: string, version: string): boolean;
+  /** The datasets' change stream; returns the unsubscribe function. */
+  subscribe(listener: ChangeListener<DataChange>): () => void;
+}
 
 /** One row of `GET /api/v1/data`. */
 export interface DataInfo {
@@ -44,10 +71,12 @@ export interface DataServiceDeps {
   /** `--max-data-bytes`. */
   readonly maxDataBytes: number;
   readonly tenancy?: TenancyPort | null;
+  /** Where synchronized datasets that fail their checks are reported. */
+  readonly logger?: Logger;
 }
 
 /** The data façade. */
-export class DataService implements DataServiceApi {
+export class DataService implements DataServiceApi, DataSyncPort {
   constructor(private readonly deps: DataServiceDeps) {}
 
   /** The datasets `@name` reads for `tenant` (an empty map when it has none). */
@@ -88,6 +117,44 @@ export class DataService implements DataServiceApi {
     checkName(name);
     if (!(await this.deps.store.delete(ctx.tenant, name))) throw notFound(name);
     this.auditData(ctx, 'data_deleted', { data_name: name });
+  }
+
+  async applySync(change: IncomingDataChange, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
+    const { store, logger } = this.deps;
+    const { tenant, name } = change;
+    if (!isValidRulesetName(tenant) || !isValidRulesetName(name)) {
+      logger?.warn({ tenant, name, origin }, 'synchronized dataset skipped: invalid tenant id or dataset name');
+      return 'rejected';
+    }
+    if (change.kind === 'data.delete') {
+      if (store.get(tenant, name) === undefined) return 'unchanged';
+      return (await store.delete(tenant, name, origin, persist)) ? 'applied' : 'unchanged';
+    }
+    const record = dataRecord(tenant, name, change.value as JsonValue);
+    if (record.bytes > this.deps.maxDataBytes) {
+      logger?.warn(
+        { tenant, name, origin, bytes: record.bytes, limit: this.deps.maxDataBytes, serving_version: store.get(tenant, name)?.version ?? null },
+        'synchronized dataset skipped: over --max-data-bytes; the loaded version keeps serving',
+      );
+      return 'rejected';
+    }
+    return store.apply(record, origin, persist);
+  }
+
+  records(): readonly DataRecord[] {
+    return this.deps.store.all();
+  }
+
+  current(tenant: string, name: string): DataRecord | undefined {
+    return this.deps.store.get(tenant, name);
+  }
+
+  isOwnWrite(tenant: string, name: string, version: string): boolean {
+    return this.deps.store.isOwnWrite(tenant, name, version);
+  }
+
+  subscribe(listener: ChangeListener<DataChange>): () => void {
+    return this.deps.store.subscribe(listener);
   }
 
   private record(ctx: CallContext, name: string): DataRecord {

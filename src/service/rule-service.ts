@@ -30,6 +30,8 @@ import { assertCallsAcyclic } from './call-graph.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
+import type { DataRecord } from '../store/data-record.js';
+import type { DataSyncPort } from './data-service.js';
 import { checkKnownInput } from './input-check.js';
 import { fromFilterError } from './filter-errors.js';
 import { isPlainObject } from './json-object.js';
@@ -96,6 +98,8 @@ export interface RuleServiceDeps {
   readonly tenantSync?: TenantSyncPort;
   /** Reference data (EXTENSIONS.md 3, ./data-service.ts): the datasets `@name` reads; absent: none. */
   readonly data?: (tenant: string) => DataSnapshot;
+  /** The datasets collection for sync (docs/data-sync.md); absent: snapshot and changes hold no dataset. */
+  readonly dataSync?: DataSyncPort;
 }
 
 export type { ApplyOutcome } from '../store/change.js';
@@ -426,27 +430,49 @@ export class RuleService implements RuleServiceApi {
     return this.deps.tenantSync !== undefined;
   }
 
+  /** True when datasets are synchronized (reference data is wired): the snapshot and the stream hold them. */
+  get syncsData(): boolean {
+    return this.deps.dataSync !== undefined;
+  }
+
   /** The stored record of `(tenant, name)`, with no tenant check (sync adapters). */
   current(tenant: string, name: string): RuleRecord | undefined {
     return this.deps.store.get(tenant, name);
   }
 
-  /** Everything this instance holds, as puts: tenants first (sorted by id), then rulesets by tenant and name. */
+  /** The stored dataset `(tenant, name)`, with no tenant check (sync adapters). */
+  currentData(tenant: string, name: string): DataRecord | undefined {
+    return this.deps.dataSync?.current(tenant, name);
+  }
+
+  /** True when `version` is what this instance last wrote to the dataset's file (the watcher's echo check). */
+  isOwnDataWrite(tenant: string, name: string, version: string): boolean {
+    return this.deps.dataSync?.isOwnWrite(tenant, name, version) ?? false;
+  }
+
+  /**
+   * Everything this instance holds, as puts: tenants first (sorted by id), then datasets by
+   * tenant and name (so a reader holds them before the rulesets that read them), then rulesets
+   * by tenant and name.
+   */
   snapshot(): SnapshotEntry[] {
     const out: SnapshotEntry[] = [];
     for (const record of this.deps.tenantSync?.records() ?? []) out.push({ kind: 'tenant.put', record });
+    for (const record of this.deps.dataSync?.records() ?? []) out.push({ kind: 'data.put', record });
     const store = this.deps.store;
     for (const tenant of store.tenants()) for (const record of store.list(tenant)) out.push({ kind: 'ruleset.put', record });
     return out;
   }
 
-  /** The one change stream: the rule store's changes and (multi-tenancy) the tenants'. */
+  /** The one change stream: the rule store's changes, (multi-tenancy) the tenants' and the datasets'. */
   subscribe(listener: ChangeListener<Change>): () => void {
     const offRules = this.deps.store.subscribe(listener);
     const offTenants = this.deps.tenantSync?.subscribe(listener);
+    const offData = this.deps.dataSync?.subscribe(listener);
     return () => {
       offRules();
       offTenants?.();
+      offData?.();
     };
   }
 
@@ -490,6 +516,9 @@ export class RuleService implements RuleServiceApi {
       case 'tenant.put':
       case 'tenant.delete':
         return this.deps.tenantSync ? this.deps.tenantSync.apply(change, persist) : 'unchanged';
+      case 'data.put':
+      case 'data.delete':
+        return this.deps.dataSync ? this.deps.dataSync.applySync(change, origin, persist) : 'unchanged';
       default:
         return assertNever(change);
     }

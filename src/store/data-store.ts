@@ -7,50 +7,43 @@
  * <dir>/tenants/<id>/data/<name>.json     a dataset of any other tenant
  * ```
  *
- * (layout.ts `tenantDir`; the rule file scan and the watcher ignore these directories). Every
- * file is written with the one atomic writer (atomic-write.ts) before memory changes, and the
- * files are read back at start (`load`). Writes are serialized. A dataset's version is the first
- * 16 hex digits of the SHA-256 of its compact JSON, so it survives a restart and is the same on
- * every instance that holds the same content (docs/decisions.md "Reference data").
+ * (layout.ts `tenantDir`, ./data-files.ts; the rule file scan ignores these directories, the
+ * watcher reports them as data files). Every file is written with the one atomic writer
+ * (atomic-write.ts) before memory changes, and the files are read back at start (`load`). Writes
+ * are serialized. A dataset's version is the first 16 hex digits of the SHA-256 of its compact
+ * JSON, so it survives a restart and is the same on every instance that holds the same content
+ * (docs/decisions.md "Reference data").
+ *
+ * Every applied change is emitted on the one change stream (`data.put` / `data.delete`,
+ * ./change.ts), which sync publishes (docs/data-sync.md). Echo suppression for the watcher: the
+ * store remembers the version it last wrote to each file (`isOwnWrite`), so a watcher that reads
+ * a file back with exactly that content knows it is this instance's own write.
  *
  * Reads are synchronous: `snapshot(tenant)` is the per-tenant map that executions read (one
  * frozen map, rebuilt at each change of that tenant, so an execution never sees a half change).
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { JsonValue } from '../expr/ast.js';
 import type { DataSnapshot } from '../expr/data-ref.js';
 import { isValidRulesetName } from '../ruleset/model.js';
-import { atomicWrite, fsyncDir, isTempFileName } from './atomic-write.js';
+import { atomicWrite, fsyncDir } from './atomic-write.js';
+import type { DataChange } from './change.js';
+import { dataFilePath, readDataFile, scanDataFiles } from './data-files.js';
+import { dataRecord, type DataRecord } from './data-record.js';
 import { Emitter, type StoreLogger } from './emitter.js';
-import { TENANTS_DIR, tenantDir } from './layout.js';
-import { DEFAULT_TENANT } from './record.js';
+import type { Origin } from './record.js';
 
-/** Directory of a tenant's datasets, inside its tenant directory. */
-export const DATA_DIR = 'data';
-
-/** One stored dataset. */
-export interface DataRecord {
-  readonly tenant: string;
-  readonly name: string;
-  /** The document (deep-frozen). */
-  readonly value: JsonValue;
-  /** UTF-8 bytes of its compact JSON (what the file holds). */
-  readonly bytes: number;
-  /** First 16 hex digits of the SHA-256 of its compact JSON. */
-  readonly version: string;
-}
-
-/** A change of the datasets (emitted after it is applied). */
-export type DataChange =
-  | { readonly kind: 'data.put'; readonly record: DataRecord; readonly origin: string }
-  | { readonly kind: 'data.delete'; readonly tenant: string; readonly name: string; readonly origin: string };
+export { DATA_DIR } from './data-files.js';
+export { dataRecord, type DataRecord } from './data-record.js';
+export type { DataChange } from './change.js';
 
 /** Options of the data store. */
 export interface DataStoreOptions {
   /** Rules directory; null: memory only. */
   readonly rulesDir: string | null;
+  /** `--max-data-bytes`: a file over it is skipped at load. Default: no limit. */
+  readonly maxBytes?: number;
   readonly logger?: StoreLogger;
 }
 
@@ -62,17 +55,7 @@ export function assertValidDataName(name: unknown): asserts name is string {
 /** The file of a dataset. */
 export function dataPath(rulesDir: string, tenant: string, name: string): string {
   assertValidDataName(name);
-  return join(tenantDir(rulesDir, tenant), DATA_DIR, `${name}.json`);
-}
-
-/** Builds the record of `value` (compact JSON, size, version); the value is deep-frozen. */
-export function dataRecord(tenant: string, name: string, value: JsonValue): DataRecord {
-  const text = JSON.stringify(value);
-  return Object.freeze({ tenant, name, value: deepFreeze(value), bytes: Buffer.byteLength(text), version: versionOf(text) });
-}
-
-function versionOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return dataFilePath(rulesDir, tenant, name);
 }
 
 const EMPTY: DataSnapshot = new Map();
@@ -82,10 +65,17 @@ export class DataStore {
   private readonly byTenant = new Map<string, Map<string, DataRecord>>();
   private readonly snapshots = new Map<string, DataSnapshot>();
   private readonly emitter: Emitter<DataChange>;
+  /** Version last written to each file by this instance (echo suppression, see the module comment). */
+  private readonly written = new Map<string, string>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: DataStoreOptions) {
     this.emitter = new Emitter<DataChange>((err) => options.logger?.warn({ err: String(err) }, 'data change listener failed'));
+  }
+
+  /** The rules dir, or null (memory only). */
+  get rulesDir(): string | null {
+    return this.options.rulesDir;
   }
 
   /** The dataset, or undefined. */
@@ -99,7 +89,7 @@ export class DataStore {
     return m === undefined ? [] : [...m.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Every dataset of every tenant (sync snapshot). */
+  /** Every dataset of every tenant (sync snapshot), by tenant then name. */
   all(): DataRecord[] {
     return [...this.byTenant.keys()].sort().flatMap((t) => this.list(t));
   }
@@ -115,71 +105,108 @@ export class DataStore {
   }
 
   /** Stores the record (file first, then memory); resolves to true when it was created. */
-  async put(record: DataRecord, origin = 'api', persist = true): Promise<boolean> {
+  async put(record: DataRecord, origin: Origin = 'api', persist = true): Promise<boolean> {
     assertValidDataName(record.name);
     return this.serialized(async () => {
-      const dir = this.options.rulesDir;
-      if (dir !== null && persist) {
-        const target = dataPath(dir, record.tenant, record.name);
-        await mkdir(join(tenantDir(dir, record.tenant), DATA_DIR), { recursive: true });
-        await atomicWrite(target, JSON.stringify(record.value));
-      }
-      const created = this.get(record.tenant, record.name) === undefined;
+      const previous = this.get(record.tenant, record.name);
+      await this.write(record, persist);
       this.set(record);
-      this.emitter.emit({ kind: 'data.put', record, origin });
-      return created;
-    });
-  }
-
-  /** Removes the dataset (file first, then memory); resolves to false when it did not exist. */
-  async delete(tenant: string, name: string, origin = 'api', persist = true): Promise<boolean> {
-    assertValidDataName(name);
-    return this.serialized(async () => {
-      if (this.get(tenant, name) === undefined) return false;
-      const dir = this.options.rulesDir;
-      if (dir !== null && persist) {
-        const target = dataPath(dir, tenant, name);
-        await rm(target, { force: true });
-        await fsyncDir(join(tenantDir(dir, tenant), DATA_DIR)).catch(() => undefined);
-      }
-      const m = this.byTenant.get(tenant);
-      m?.delete(name);
-      this.rebuild(tenant);
-      this.emitter.emit({ kind: 'data.delete', tenant, name, origin });
-      return true;
+      this.emitter.emit(previous ? { kind: 'data.put', record, previous, origin } : { kind: 'data.put', record, origin });
+      return previous === undefined;
     });
   }
 
   /**
+   * Stores the record unless the store holds that very content (same version) when its turn
+   * comes (sync and the watcher: a change that arrives twice is applied once).
+   */
+  async apply(record: DataRecord, origin: Origin, persist: boolean): Promise<'applied' | 'unchanged'> {
+    assertValidDataName(record.name);
+    return this.serialized(async () => {
+      const previous = this.get(record.tenant, record.name);
+      if (previous?.version === record.version) return 'unchanged';
+      await this.write(record, persist);
+      this.set(record);
+      this.emitter.emit(previous ? { kind: 'data.put', record, previous, origin } : { kind: 'data.put', record, origin });
+      return 'applied';
+    });
+  }
+
+  /** Removes the dataset (file first, then memory); resolves to false when it did not exist. */
+  async delete(tenant: string, name: string, origin: Origin = 'api', persist = true): Promise<boolean> {
+    assertValidDataName(name);
+    return this.serialized(async () => {
+      const previous = this.get(tenant, name);
+      if (previous === undefined) return false;
+      const dir = this.options.rulesDir;
+      if (dir !== null && persist) {
+        const target = dataPath(dir, tenant, name);
+        this.written.delete(target);
+        await rm(target, { force: true });
+        await fsyncDir(dirname(target)).catch(() => undefined);
+      }
+      const m = this.byTenant.get(tenant);
+      m?.delete(name);
+      this.rebuild(tenant);
+      this.emitter.emit({ kind: 'data.delete', tenant, name, previous, origin });
+      return true;
+    });
+  }
+
+  /** True when `version` is what this instance last wrote to the dataset's file (its own write). */
+  isOwnWrite(tenant: string, name: string, version: string): boolean {
+    const dir = this.options.rulesDir;
+    return dir !== null && this.written.get(dataPath(dir, tenant, name)) === version;
+  }
+
+  /**
    * Reads every dataset file of the rules dir (the default tenant's and each tenant's).
-   * A file that is not valid JSON, or not named like a dataset, is skipped and reported.
+   * A file that is not valid JSON, not named like a dataset, or over `maxBytes` is skipped and
+   * reported.
    */
   async load(): Promise<{ loaded: number; skipped: { path: string; reason: string }[] }> {
     const dir = this.options.rulesDir;
-    const skipped: { path: string; reason: string }[] = [];
     let loaded = 0;
-    if (dir === null) return { loaded, skipped };
-    const tenants = [DEFAULT_TENANT, ...(await names(join(dir, TENANTS_DIR))).filter((t) => isValidRulesetName(t) && t !== DEFAULT_TENANT)];
-    for (const tenant of tenants) {
-      const dataDir = join(tenantDir(dir, tenant), DATA_DIR);
-      for (const file of await names(dataDir)) {
-        if (file.startsWith('.') || isTempFileName(file)) continue;
-        const path = join(dataDir, file);
-        const name = file.endsWith('.json') ? file.slice(0, -'.json'.length) : '';
-        if (!isValidRulesetName(name)) {
-          skipped.push({ path, reason: 'not a dataset file (<name>.json)' });
-          continue;
-        }
-        try {
-          const value = JSON.parse(await readFile(path, 'utf8')) as JsonValue;
-          this.set(dataRecord(tenant, name, value));
-          loaded++;
-        } catch (err) {
-          skipped.push({ path, reason: err instanceof Error ? err.message : String(err) });
-        }
+    if (dir === null) return { loaded, skipped: [] };
+    const { files, skipped } = await scanDataFiles(dir);
+    for (const file of files) {
+      try {
+        const value = await readDataFile(file.path);
+        if (value === undefined) continue;
+        const record = dataRecord(file.tenant, file.name, value);
+        const reason = this.oversized(record);
+        if (reason !== undefined) throw new Error(reason);
+        this.set(record);
+        loaded++;
+      } catch (err) {
+        skipped.push({ path: file.path, reason: err instanceof Error ? err.message : String(err) });
       }
     }
+    skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return { loaded, skipped };
+  }
+
+  /** Why a record is over `maxBytes`, or undefined when it is not. */
+  oversized(record: DataRecord): string | undefined {
+    const max = this.options.maxBytes;
+    return max !== undefined && record.bytes > max ? `dataset is ${record.bytes} bytes of JSON; the limit is ${max} (--max-data-bytes)` : undefined;
+  }
+
+  private async write(record: DataRecord, persist: boolean): Promise<void> {
+    const dir = this.options.rulesDir;
+    if (dir === null || !persist) return;
+    const target = dataPath(dir, record.tenant, record.name);
+    // Remembered before the rename, so a watcher that reads the new file at once knows it is ours.
+    const before = this.written.get(target);
+    this.written.set(target, record.version);
+    try {
+      await mkdir(dirname(target), { recursive: true });
+      await atomicWrite(target, JSON.stringify(record.value));
+    } catch (err) {
+      if (before === undefined) this.written.delete(target);
+      else this.written.set(target, before);
+      throw err;
+    }
   }
 
   private set(record: DataRecord): void {
@@ -196,7 +223,7 @@ export class DataStore {
       this.snapshots.delete(tenant);
       return;
     }
-    this.snapshots.set(tenant, new Map([...m.values()].map((r) => [r.name, r.value])));
+    this.snapshots.set(tenant, new Map([...m.values()].map((r) => [r.name, r.value as JsonValue])));
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
@@ -204,22 +231,4 @@ export class DataStore {
     this.queue = run.catch(() => undefined);
     return run;
   }
-}
-
-/** Entry names of a directory; none when it does not exist. */
-async function names(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-    throw err;
-  }
-}
-
-function deepFreeze(v: JsonValue): JsonValue {
-  if (typeof v === 'object' && v !== null) {
-    for (const x of Array.isArray(v) ? v : Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
 }

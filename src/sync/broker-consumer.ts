@@ -4,20 +4,22 @@
  *
  * 1. replays the latest event of every subject (`readLatestPerSubject`) and applies it; then,
  *    when the stream held any rule event, removes local rules the stream does not show as live
- *    (deleted while this reader was away, possibly longer ago than the stream keeps events);
+ *    (deleted while this reader was away, possibly longer ago than the stream keeps events), and
+ *    the same for datasets when it held any dataset event;
  * 2. resumes its durable pull consumer `svc-{instance-id}` (created, when missing, to start
  *    right after what step 1 read), applying each event and acking it after it was applied.
  *
  * Messages of this instance, stale redeliveries and duplicates are skipped (`EventDeduper`).
  * A message that cannot be applied because of a local failure is negatively acknowledged and
  * comes back; one that can never be applied (bad envelope, invalid ruleset) is logged and
- * acked so it does not block the stream. See docs/operations.md.
+ * acked so it does not block the stream (a dataset over `--max-data-bytes` too). See
+ * docs/operations.md and docs/data-sync.md.
  */
 import type { BrokerLink, BrokerSession } from './broker-link.js';
 import { errorText, isNotFound } from './broker-link.js';
 import { sleep, type SyncClock } from './clock.js';
 import { EventDeduper } from './dedup.js';
-import { STREAM_NAME, allSubjects, decodeEnvelope, type SyncEvent } from './events.js';
+import { STREAM_NAME, allSubjects, decodeEnvelope, resourceKind, type NamedSyncEvent, type SyncEvent } from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
 import { readTenantStream } from './tenant-sync.js';
 import type { ConsumerMessagesLike, JsMsgLike } from './nats-api.js';
@@ -45,6 +47,8 @@ export interface ConsumerStatus {
   readonly consumer: string;
   readonly bootstrapped: boolean;
   readonly applied: number;
+  /** `applied` by collection. */
+  readonly applied_by_kind: { readonly ruleset: number; readonly data: number; readonly tenant: number };
   readonly skipped: number;
   readonly last_event_at: string | null;
   readonly last_sequence: number;
@@ -63,6 +67,7 @@ export class BrokerConsumer {
   private readonly abort = new AbortController();
   private bootstrapped = false;
   private applied = 0;
+  private readonly appliedByKind = { ruleset: 0, data: 0, tenant: 0 };
   private skipped = 0;
   private lastEventAt: number | null = null;
   private lastSequence = 0;
@@ -83,6 +88,7 @@ export class BrokerConsumer {
       consumer: this.durableName,
       bootstrapped: this.bootstrapped,
       applied: this.applied,
+      applied_by_kind: { ...this.appliedByKind },
       skipped: this.skipped,
       last_event_at: this.lastEventAt === null ? null : new Date(this.lastEventAt).toISOString(),
       last_sequence: this.lastSequence,
@@ -127,7 +133,7 @@ export class BrokerConsumer {
     const { target, logger, prefix, clock } = this.options;
     const before = await session.jsm.streams.info(STREAM_NAME);
     const live = new Set<string>();
-    let rules = 0;
+    const seen = { ruleset: 0, data: 0 };
     // Multi-tenancy: every tenant shares `{prefix}.tenants`, so the latest event per subject
     // would show only one; apply the folded state of all retained tenant events first.
     if (target.syncsTenants) {
@@ -144,29 +150,38 @@ export class BrokerConsumer {
         // A local failure: start over rather than resume past an event that was not applied.
         if (result === 'retry') throw new Error(`could not apply the event at sequence ${msg.info.streamSequence}`);
         if (event && event.type !== 'TenantConfigChanged') {
-          rules++;
-          if (event.type === 'RulePut') live.add(key(event.tenant_id, event.name));
+          seen[resourceKind(event)]++;
+          if (event.type === 'RulePut' || event.type === 'DataPut') live.add(keyOf(resourceKind(event), event.tenant_id, event.name));
         }
       },
     });
     let removed = 0;
-    // NOTE: with no rule event at all (no writer ever published, or it holds nothing and the
-    // tombstones expired) the local rules are kept: there is nothing to compare them with.
+    let dataRemoved = 0;
+    // NOTE: with no rule (dataset) event at all (no writer ever published, or it holds nothing and
+    // the tombstones expired) the local rules (datasets) are kept: there is nothing to compare them with.
     const held = target.snapshot();
     let rulesCount = 0;
+    let dataCount = 0;
     for (const entry of held) {
-      if (entry.kind !== 'ruleset.put') continue;
-      rulesCount++;
+      if (entry.kind === 'tenant.put') continue;
+      const kind = entry.kind === 'data.put' ? 'data' : 'ruleset';
       const { tenant, name } = entry.record;
-      if (rules === 0 || live.has(key(tenant, name))) continue;
-      const change = { kind: 'ruleset.delete', tenant, name } as const;
-      if ((await target.applyChange(change, 'sync', this.options.persist)) === 'applied') {
+      if (kind === 'data') dataCount++;
+      else rulesCount++;
+      if (seen[kind] === 0 || live.has(keyOf(kind, tenant, name))) continue;
+      const change = kind === 'data' ? ({ kind: 'data.delete', tenant, name } as const) : ({ kind: 'ruleset.delete', tenant, name } as const);
+      if ((await target.applyChange(change, 'sync', this.options.persist)) !== 'applied') continue;
+      if (kind === 'data') {
+        dataRemoved++;
+        dataCount--;
+      } else {
         removed++;
         rulesCount--;
       }
     }
     this.bootstrapped = true;
-    logger.info({ replayed: read.count, removed, rules_count: rulesCount }, 'sync bootstrap done: replayed the latest event per subject');
+    const data = target.syncsData ? { data_removed: dataRemoved, data_count: dataCount } : {};
+    logger.info({ replayed: read.count, removed, rules_count: rulesCount, ...data }, 'sync bootstrap done: replayed the latest event per subject');
     return Math.max(read.lastSeq, before.state.last_seq) + 1;
   }
 
@@ -237,7 +252,7 @@ export class BrokerConsumer {
    * Resolves to the decoded event (undefined for an undecodable message) and what was done.
    */
   private async handle(msg: JsMsgLike, ack: boolean): Promise<{ event: SyncEvent | undefined; result: Handled }> {
-    const { target, logger } = this.options;
+    const { logger } = this.options;
     const seq = msg.info.streamSequence;
     let envelope;
     try {
@@ -251,7 +266,7 @@ export class BrokerConsumer {
     this.lastEventAt = this.options.clock.now();
     this.lastSequence = Math.max(this.lastSequence, seq);
     let result: Handled;
-    const current = event.type === 'TenantConfigChanged' ? undefined : target.current(event.tenant_id, event.name);
+    const current = event.type === 'TenantConfigChanged' ? undefined : this.held(event);
     const verdict = this.dedup.check(envelope, seq, current);
     if (verdict !== 'apply') {
       logger.debug({ seq, type: event.type, verdict }, 'sync event skipped');
@@ -259,16 +274,25 @@ export class BrokerConsumer {
     } else {
       result = await this.apply(event, seq);
       if (result !== 'retry') {
-        this.dedup.applied(envelope, seq, event.type === 'TenantConfigChanged' ? undefined : target.current(event.tenant_id, event.name));
+        this.dedup.applied(envelope, seq, event.type === 'TenantConfigChanged' ? undefined : this.held(event));
       }
     }
-    if (result === 'applied') this.applied++;
+    if (result === 'applied') {
+      this.applied++;
+      this.appliedByKind[event.type === 'TenantConfigChanged' ? 'tenant' : resourceKind(event)]++;
+    }
     if (result === 'skipped') this.skipped++;
     if (ack) {
       if (result === 'retry') msg.nak(1000);
       else msg.ack();
     }
     return { event, result };
+  }
+
+  /** The store's record of the event's ruleset or dataset. */
+  private held(event: NamedSyncEvent): object | undefined {
+    const { target } = this.options;
+    return resourceKind(event) === 'data' ? target.currentData(event.tenant_id, event.name) : target.current(event.tenant_id, event.name);
   }
 
   private async apply(event: SyncEvent, seq: number): Promise<Handled> {
@@ -283,13 +307,14 @@ export class BrokerConsumer {
       try {
         change = incomingChangeOf(event);
       } catch (err) {
-        logger.warn({ name: event.name, seq, err: errorText(err) }, 'skipped a RulePut whose ruleset_json is not JSON');
+        const what = event.type === 'DataPut' ? 'skipped a DataPut whose data_json is not JSON' : 'skipped a RulePut whose ruleset_json is not JSON';
+        logger.warn({ tenant: event.tenant_id, name: event.name, seq, err: errorText(err) }, what);
         return 'skipped';
       }
       const outcome = await target.applyChange(change, 'sync', persist);
       if (outcome === 'applied') {
-        const version = event.type === 'RulePut' ? { version: event.version } : {};
-        logger.info({ type: event.type, tenant: event.tenant_id, name: event.name, ...version, seq }, 'sync event applied');
+        const version = event.type === 'RulePut' || event.type === 'DataPut' ? { version: event.version } : {};
+        logger.info({ type: event.type, kind: resourceKind(event), tenant: event.tenant_id, name: event.name, ...version, seq }, 'sync event applied');
       }
       return outcome === 'applied' ? 'applied' : 'skipped';
     } catch (err) {
@@ -299,6 +324,6 @@ export class BrokerConsumer {
   }
 }
 
-function key(tenant: string, name: string): string {
-  return `${tenant}\u0000${name}`;
+function keyOf(kind: 'ruleset' | 'data', tenant: string, name: string): string {
+  return `${kind}\u0000${tenant}\u0000${name}`;
 }

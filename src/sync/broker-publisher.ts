@@ -1,15 +1,19 @@
 /**
  * The writer's side of broker sync: every change of the façade's one change stream (create,
  * update, delete, rollback: changes of origin `api`, and `watch` for files edited by hand in
- * the writer's rules dir; tenant changes in multi-tenancy mode) becomes its wire event
- * (`RulePut`, `RuleDeleted`, `TenantConfigChanged`: wire-changes.ts) in the ordered outbox,
- * which is sent while the broker is reachable and buffered while it is not.
+ * the writer's rules dir; tenant changes in multi-tenancy mode; dataset changes) becomes its wire
+ * event (`RulePut`, `RuleDeleted`, `TenantConfigChanged`, `DataPut`, `DataDeleted`:
+ * wire-changes.ts) in the ordered outbox, which is sent while the broker is reachable and
+ * buffered while it is not. An event larger than the broker accepts (`max_payload`, 1 MB by
+ * default, while a dataset may reach `--max-data-bytes`) cannot be sent: it is logged as an
+ * error, counted (`unsendable` in `/health`) and dropped, so it does not block the outbox;
+ * readers keep the version they have.
  *
  * Bootstrap design (docs/operations.md, "How a reader converges"): after every (re)connect and
  * every `republishIntervalMs`, the writer makes the stream show its full state. It reads the
  * latest event of every subject, then publishes a `RuleDeleted` for every rule the stream
  * still shows as live but that the writer no longer holds, and a `RulePut` for every rule it
- * holds unless the stream's latest event for it already has that exact content and is younger
+ * holds (the same for datasets: `DataDeleted`, `DataPut`) unless the stream's latest event for it already has that exact content and is younger
  * than half the stream's max age (at most a day). So the latest event of every subject matches
  * the writer's state and never expires; a reader that replays the latest event per subject
  * rebuilds the writer's full state whatever the age of the rules, and an idle writer adds
@@ -18,13 +22,25 @@
 import { randomBytes } from 'node:crypto';
 import type { Change } from '../store/change.js';
 import type { TenantRecord } from '../store/tenant-record.js';
-import type { Origin, RuleRecord } from '../store/types.js';
+import type { Origin } from '../store/types.js';
 import type { BrokerLink, BrokerSession } from './broker-link.js';
 import { errorText } from './broker-link.js';
 import type { SyncClock, TimerHandle } from './clock.js';
-import { STREAM_NAME, decodeEnvelope, encodeEnvelope, eventSubject, ruleDeletedOf, rulePutOf, type SyncEvent } from './events.js';
+import {
+  STREAM_NAME,
+  dataDeletedOf,
+  dataPutOf,
+  decodeEnvelope,
+  encodeEnvelope,
+  eventSubject,
+  resourceKind,
+  ruleDeletedOf,
+  rulePutOf,
+  type NamedSyncEvent,
+  type SyncEvent,
+} from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
-import { PublishQueue } from './publish-queue.js';
+import { PublishQueue, UnsendableMessage } from './publish-queue.js';
 import { readTenantStream, tenantFullState } from './tenant-sync.js';
 import type { SyncTarget } from './sync-types.js';
 import { wireEventOf } from './wire-changes.js';
@@ -44,13 +60,20 @@ export interface BrokerPublisherOptions {
   readonly origins?: ReadonlySet<Origin>;
   /** Outbox bound. Default 100 000 messages. */
   readonly maxBuffered?: number;
+  /** `--max-data-bytes`: a broker whose `max_payload` is smaller gets one warning per connection. */
+  readonly maxDataBytes?: number;
 }
+
+/** Room left for the message headers (`Nats-Msg-Id`) when checking a message against `max_payload`. */
+const HEADER_ROOM = 256;
 
 /** Publisher state for `/health`. */
 export interface PublisherStatus {
   readonly pending: number;
   readonly published: number;
   readonly dropped: number;
+  /** Events larger than the broker accepts, not sent. */
+  readonly unsendable: number;
   readonly last_published_at: string | null;
   readonly last_full_state_at: string | null;
 }
@@ -62,6 +85,8 @@ export class BrokerPublisher {
   private counter = 0;
   private published = 0;
   private dropped = 0;
+  private unsendable = 0;
+  private warnedPayload = false;
   private lastPublishedAt: number | null = null;
   private lastFullStateAt: number | null = null;
   private unsubscribe: (() => void) | undefined;
@@ -80,7 +105,16 @@ export class BrokerPublisher {
       send: async (m) => {
         const session = link.current;
         if (!session) throw new Error('broker not connected');
-        await session.js.publish(m.subject, m.data, { msgID: m.msgId, timeout: link.requestTimeoutMs });
+        const max = session.nc.info?.max_payload;
+        if (max !== undefined && m.data.length + HEADER_ROOM > max) {
+          throw new UnsendableMessage(`the event is ${m.data.length} bytes; the broker accepts at most ${max} (max_payload)`);
+        }
+        try {
+          await session.js.publish(m.subject, m.data, { msgID: m.msgId, timeout: link.requestTimeoutMs });
+        } catch (err) {
+          if (/max_payload/i.test(errorText(err))) throw new UnsendableMessage(errorText(err));
+          throw err;
+        }
       },
       onSent: () => {
         this.published++;
@@ -89,6 +123,13 @@ export class BrokerPublisher {
       onSendError: (err, m, attempt) => {
         const log = attempt === 1 ? logger.warn : logger.debug;
         log.call(logger, { subject: m.subject, err: errorText(err), attempt }, 'sync publish failed; retrying in order');
+      },
+      onUnsendable: (err, m) => {
+        this.unsendable++;
+        logger.error(
+          { subject: m.subject, bytes: m.data.length, err: err.message },
+          'sync event too large for the broker; not published (readers keep the version they have): raise max_payload of nats-server or lower --max-data-bytes',
+        );
       },
       onDropped: (count) => {
         this.dropped += count;
@@ -104,7 +145,8 @@ export class BrokerPublisher {
   start(): void {
     const { link, target } = this.options;
     this.unsubscribe = target.subscribe((change) => this.onChange(change));
-    link.onUp(() => {
+    link.onUp((session) => {
+      this.warnSmallPayload(session);
       this.queue.setConnected(true);
       void this.resync('connected');
     });
@@ -118,6 +160,7 @@ export class BrokerPublisher {
       pending: this.queue.length,
       published: this.published,
       dropped: this.dropped,
+      unsendable: this.unsendable,
       last_published_at: iso(this.lastPublishedAt),
       last_full_state_at: iso(this.lastFullStateAt),
     };
@@ -147,6 +190,18 @@ export class BrokerPublisher {
     const { instanceId, prefix, clock } = this.options;
     const data = encodeEnvelope({ instance_id: instanceId, event, timestamp_ms: clock.now() });
     this.queue.enqueue({ subject: eventSubject(prefix, event), data, msgId: `${instanceId}.${this.bootId}.${++this.counter}` });
+  }
+
+  /** One warning (per process, not per reconnect) when a dataset of the allowed size would not fit in a message. */
+  private warnSmallPayload(session: BrokerSession): void {
+    const max = session.nc.info?.max_payload;
+    const dataMax = this.options.maxDataBytes;
+    if (this.warnedPayload || max === undefined || dataMax === undefined || !this.options.target.syncsData || dataMax + HEADER_ROOM * 2 <= max) return;
+    this.warnedPayload = true;
+    this.options.logger.warn(
+      { max_payload: max, max_data_bytes: dataMax },
+      'the broker accepts smaller messages than --max-data-bytes allows: larger datasets will not be synchronized (raise max_payload of nats-server or lower --max-data-bytes)',
+    );
   }
 
   private scheduleRepublish(): void {
@@ -186,7 +241,8 @@ export class BrokerPublisher {
   private async publishFullState(session: BrokerSession, reason: string): Promise<void> {
     const { target, prefix, clock, logger } = this.options;
     const refreshMs = await this.refreshAgeMs(session);
-    const latest = new Map<string, { tenant: string; name: string; json: string | null; atMs: number }>();
+    // The latest event of every ruleset and dataset subject (tenants are folded apart, below).
+    const latest = new Map<string, { event: NamedSyncEvent; json: string | null; atMs: number }>();
     await readLatestPerSubject({
       js: session.js,
       prefix,
@@ -195,8 +251,7 @@ export class BrokerPublisher {
         try {
           const { event } = decodeEnvelope(msg.data);
           if (event.type === 'TenantConfigChanged') return;
-          const json = event.type === 'RulePut' ? event.ruleset_json : null;
-          latest.set(key(event.tenant_id, event.name), { tenant: event.tenant_id, name: event.name, json, atMs: msg.info.timestampNanos / 1e6 });
+          latest.set(keyOf(event), { event, json: contentOf(event), atMs: msg.info.timestampNanos / 1e6 });
         } catch {
           /* not ours to judge here; readers log it */
         }
@@ -209,39 +264,51 @@ export class BrokerPublisher {
     // later writes stay in order in the outbox.
     const now = clock.now();
     const tenants: TenantRecord[] = [];
-    const records: RuleRecord[] = [];
+    const held: NamedSyncEvent[] = [];
     for (const entry of target.snapshot()) {
       if (entry.kind === 'tenant.put') tenants.push(entry.record);
-      else records.push(entry.record);
+      else held.push(entry.kind === 'data.put' ? dataPutOf(entry.record) : rulePutOf(entry.record));
     }
-    // Tenants first, so that a reader knows a tenant before its rules.
+    // Tenants first, so that a reader knows a tenant before its rules and datasets.
     if (tenantStream) {
       const tenantEvents = tenantFullState(tenants, tenantStream.entries, now, refreshMs);
       for (const event of tenantEvents) this.enqueue(event);
       if (tenantEvents.length > 0) logger.info({ reason, tenants: tenants.length, published: tenantEvents.length }, 'published the tenant state');
     }
-    const held = new Set(records.map((r) => key(r.tenant, r.name)));
-    let tombstones = 0;
+    const heldKeys = new Set(held.map(keyOf));
+    const tombstones = { ruleset: 0, data: 0 };
     for (const [k, entry] of latest) {
-      if (entry.json === null || held.has(k)) continue;
-      this.enqueue(ruleDeletedOf(entry.tenant, entry.name));
-      tombstones++;
+      if (entry.json === null || heldKeys.has(k)) continue;
+      const { event } = entry;
+      const kind = resourceKind(event);
+      this.enqueue(kind === 'data' ? dataDeletedOf(event.tenant_id, event.name) : ruleDeletedOf(event.tenant_id, event.name));
+      tombstones[kind]++;
     }
-    let current = 0;
-    for (const record of records) {
-      const put = rulePutOf(record);
-      const seen = latest.get(key(record.tenant, record.name));
+    const published = { ruleset: 0, data: 0 };
+    const counts = { ruleset: 0, data: 0 };
+    for (const put of held) {
+      const kind = resourceKind(put);
+      counts[kind]++;
+      const seen = latest.get(keyOf(put));
       // The stream already shows exactly this content, recently enough: nothing to do.
-      if (seen && seen.json === put.ruleset_json && now - seen.atMs < refreshMs) {
-        current++;
-        continue;
-      }
+      if (seen && seen.json === contentOf(put) && now - seen.atMs < refreshMs) continue;
       this.enqueue(put);
+      published[kind]++;
     }
     this.lastFullStateAt = now;
-    const published = records.length - current;
-    const log = published + tombstones > 0 ? logger.info : logger.debug;
-    log.call(logger, { reason, rules: records.length, published, tombstones }, 'published the full rule state');
+    const changed = published.ruleset + published.data + tombstones.ruleset + tombstones.data > 0;
+    const log = changed ? logger.info : logger.debug;
+    log.call(
+      logger,
+      {
+        reason,
+        rules: counts.ruleset,
+        published: published.ruleset,
+        tombstones: tombstones.ruleset,
+        ...(target.syncsData ? { datasets: counts.data, data_published: published.data, data_tombstones: tombstones.data } : {}),
+      },
+      'published the full rule state',
+    );
   }
 
   /**
@@ -260,8 +327,14 @@ export class BrokerPublisher {
   }
 }
 
-function key(tenant: string, name: string): string {
-  return `${tenant}\u0000${name}`;
+/** Key of a ruleset or dataset event: its collection, tenant and name. */
+function keyOf(event: NamedSyncEvent): string {
+  return `${resourceKind(event)}\u0000${event.tenant_id}\u0000${event.name}`;
+}
+
+/** The content a put carries (null for a deletion), to compare with what the stream shows. */
+function contentOf(event: NamedSyncEvent): string | null {
+  return event.type === 'RulePut' ? event.ruleset_json : event.type === 'DataPut' ? event.data_json : null;
 }
 
 function iso(ms: number | null): string | null {

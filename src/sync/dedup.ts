@@ -11,10 +11,16 @@
  *   parsing or compiling.
  *
  * Anything else is applied; the façade then still skips a ruleset whose version label and
- * content equal the local copy (DECISIONS.md 7), e.g. after a restart with a rules dir.
+ * content equal the local copy (DECISIONS.md 7), e.g. after a restart with a rules dir, and a
+ * dataset whose version (content hash) equals the local one.
+ *
+ * Rulesets and datasets are kept apart (a dataset may have a ruleset's name): the key is the
+ * collection, the tenant and the name.
  */
-import type { RuleRecord } from '../store/types.js';
-import type { SyncEnvelope } from './events.js';
+import { resourceKind, type SyncEnvelope } from './events.js';
+
+/** The store's record of the event's ruleset or dataset (compared by identity only). */
+export type HeldRecord = object;
 
 /** What to do with a message. */
 export type DedupVerdict = 'apply' | 'own' | 'stale' | 'duplicate';
@@ -24,7 +30,7 @@ interface KeyState {
   /** `ruleset_json` of the last applied put, or null after a delete. */
   content: string | null;
   /** The store's record right after the apply (undefined after a delete). */
-  record: RuleRecord | undefined;
+  record: HeldRecord | undefined;
 }
 
 /** Per-rule memory of what was applied (see the module comment). */
@@ -33,40 +39,44 @@ export class EventDeduper {
 
   constructor(private readonly instanceId: string) {}
 
-  /** Highest stream sequence applied for a rule, or 0. */
-  lastSeq(tenant: string, name: string): number {
-    return this.keys.get(keyOf(tenant, name))?.seq ?? 0;
+  /** Highest stream sequence applied for a rule (or, with `kind` 'data', a dataset), or 0. */
+  lastSeq(tenant: string, name: string, kind: 'ruleset' | 'data' = 'ruleset'): number {
+    return this.keys.get(keyOf(kind, tenant, name))?.seq ?? 0;
   }
 
   /**
-   * Classifies a message. `current` is the store's record of that rule right now.
+   * Classifies a message. `current` is the store's record of that rule (or dataset) right now.
    * Tenant events are never `stale` or `duplicate` (they have no rule key).
    */
-  check(envelope: SyncEnvelope, seq: number, current: RuleRecord | undefined): DedupVerdict {
+  check(envelope: SyncEnvelope, seq: number, current: HeldRecord | undefined): DedupVerdict {
     if (envelope.instance_id === this.instanceId) return 'own';
     const event = envelope.event;
     if (event.type === 'TenantConfigChanged') return 'apply';
-    const state = this.keys.get(keyOf(event.tenant_id, event.name));
+    const state = this.keys.get(keyOf(resourceKind(event), event.tenant_id, event.name));
     if (!state) return 'apply';
     if (seq <= state.seq) return 'stale';
-    if (event.type === 'RulePut' && state.content === event.ruleset_json && state.record !== undefined && state.record === current) {
-      return 'duplicate';
-    }
-    if (event.type === 'RuleDeleted' && state.content === null && current === undefined) return 'duplicate';
+    const content = contentOf(event);
+    if (content !== null && state.content === content && state.record !== undefined && state.record === current) return 'duplicate';
+    if (content === null && state.content === null && current === undefined) return 'duplicate';
     return 'apply';
   }
 
   /** Records that the message at `seq` was handled; `current` is the store's record afterwards. */
-  applied(envelope: SyncEnvelope, seq: number, current: RuleRecord | undefined): void {
+  applied(envelope: SyncEnvelope, seq: number, current: HeldRecord | undefined): void {
     const event = envelope.event;
     if (event.type === 'TenantConfigChanged') return;
-    const key = keyOf(event.tenant_id, event.name);
-    const content = event.type === 'RulePut' ? event.ruleset_json : null;
+    const key = keyOf(resourceKind(event), event.tenant_id, event.name);
+    const content = contentOf(event);
     const prev = this.keys.get(key);
     this.keys.set(key, { seq: Math.max(seq, prev?.seq ?? 0), content, record: current });
   }
 }
 
-function keyOf(tenant: string, name: string): string {
-  return `${tenant}\u0000${name}`;
+function keyOf(kind: 'ruleset' | 'data', tenant: string, name: string): string {
+  return `${kind}\u0000${tenant}\u0000${name}`;
+}
+
+/** `ruleset_json` / `data_json` of a put; null for a deletion. */
+function contentOf(event: SyncEnvelope['event']): string | null {
+  return event.type === 'RulePut' ? event.ruleset_json : event.type === 'DataPut' ? event.data_json : null;
 }

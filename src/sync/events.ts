@@ -1,9 +1,13 @@
 /**
- * Sync events on the wire (SPEC.md "Sync events", DECISIONS.md 7): the envelope
- * `{instance_id, event, timestamp_ms}` and the events `RulePut`, `RuleDeleted` and
- * `TenantConfigChanged`, their subjects, and strict decoding of what a reader receives.
+ * Sync events on the wire (SPEC.md "Sync events", DECISIONS.md 7, EXTENSIONS.md 3 "Reference
+ * data"): the envelope `{instance_id, event, timestamp_ms}` and the events `RulePut`,
+ * `RuleDeleted`, `TenantConfigChanged`, `DataPut` and `DataDeleted`, their subjects, and strict
+ * decoding of what a reader receives.
  *
- * Subjects: `{prefix}.{tenant_id}.{name}` for rules and `{prefix}.tenants` for tenant events.
+ * Subjects: `{prefix}.{tenant_id}.{name}` for rules, `{prefix}.{tenant_id}.data.{name}` for
+ * datasets (one token more than a rule's, so a dataset and a ruleset of the same name never
+ * share a subject, and `{prefix}.{tenant_id}.>` covers everything of one tenant) and
+ * `{prefix}.tenants` for tenant events.
  * NOTE: a ruleset name or tenant id may contain `.` (DECISIONS.md 1), which separates NATS
  * subject tokens, and may even end with one (an invalid subject). Inside a token `.` is
  * written `%2E`; `%` never occurs in a name, so the mapping stays one-to-one and a name
@@ -36,8 +40,34 @@ export interface TenantConfigChangedEvent {
   readonly tenant: Record<string, unknown> | null;
 }
 
+/** A dataset (reference data) was created or replaced. */
+export interface DataPutEvent {
+  readonly type: 'DataPut';
+  readonly tenant_id: string;
+  readonly name: string;
+  /** Compact JSON text of the dataset. */
+  readonly data_json: string;
+  /** The dataset's version (first 16 hex digits of the SHA-256 of `data_json`). */
+  readonly version: string;
+}
+
+/** A dataset was deleted. */
+export interface DataDeletedEvent {
+  readonly type: 'DataDeleted';
+  readonly tenant_id: string;
+  readonly name: string;
+}
+
 /** Any sync event. */
-export type SyncEvent = RulePutEvent | RuleDeletedEvent | TenantConfigChangedEvent;
+export type SyncEvent = RulePutEvent | RuleDeletedEvent | TenantConfigChangedEvent | DataPutEvent | DataDeletedEvent;
+
+/** The events about one named resource of a tenant (a ruleset or a dataset). */
+export type NamedSyncEvent = Exclude<SyncEvent, TenantConfigChangedEvent>;
+
+/** Which collection a named event belongs to. */
+export function resourceKind(event: NamedSyncEvent): 'ruleset' | 'data' {
+  return event.type === 'DataPut' || event.type === 'DataDeleted' ? 'data' : 'ruleset';
+}
 
 /** What travels in a message body. */
 export interface SyncEnvelope {
@@ -61,6 +91,11 @@ export function ruleSubject(prefix: string, tenant: string, name: string): strin
   return `${prefix}.${subjectToken(tenant)}.${subjectToken(name)}`;
 }
 
+/** Subject of the events of one dataset: `{prefix}.{tenant_id}.data.{name}`. */
+export function dataSubject(prefix: string, tenant: string, name: string): string {
+  return `${prefix}.${subjectToken(tenant)}.data.${subjectToken(name)}`;
+}
+
 /** Subject of tenant events: `{prefix}.tenants`. */
 export function tenantsSubject(prefix: string): string {
   return `${prefix}.tenants`;
@@ -73,7 +108,8 @@ export function allSubjects(prefix: string): string {
 
 /** Subject of any event. */
 export function eventSubject(prefix: string, event: SyncEvent): string {
-  return event.type === 'TenantConfigChanged' ? tenantsSubject(prefix) : ruleSubject(prefix, event.tenant_id, event.name);
+  if (event.type === 'TenantConfigChanged') return tenantsSubject(prefix);
+  return resourceKind(event) === 'data' ? dataSubject(prefix, event.tenant_id, event.name) : ruleSubject(prefix, event.tenant_id, event.name);
 }
 
 /** The `RulePut` of a stored record. */
@@ -85,6 +121,16 @@ export function rulePutOf(record: RuleRecord): RulePutEvent {
 /** The `RuleDeleted` of a rule. */
 export function ruleDeletedOf(tenant: string, name: string): RuleDeletedEvent {
   return { type: 'RuleDeleted', tenant_id: tenant, name };
+}
+
+/** The `DataPut` of a stored dataset. */
+export function dataPutOf(record: { readonly tenant: string; readonly name: string; readonly value: unknown; readonly version: string }): DataPutEvent {
+  return { type: 'DataPut', tenant_id: record.tenant, name: record.name, data_json: JSON.stringify(record.value), version: record.version };
+}
+
+/** The `DataDeleted` of a dataset. */
+export function dataDeletedOf(tenant: string, name: string): DataDeletedEvent {
+  return { type: 'DataDeleted', tenant_id: tenant, name };
 }
 
 /** Serializes an envelope to the message body. */
@@ -125,6 +171,18 @@ function decodeEvent(event: unknown): SyncEvent {
     case 'RuleDeleted': {
       const { name } = event;
       if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid ruleset name');
+      return { type, tenant_id, name };
+    }
+    case 'DataPut': {
+      const { name, data_json, version } = event;
+      if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid dataset name');
+      if (typeof data_json !== 'string') throw new EnvelopeError('event.data_json must be a string');
+      if (typeof version !== 'string') throw new EnvelopeError('event.version must be a string');
+      return { type, tenant_id, name, data_json, version };
+    }
+    case 'DataDeleted': {
+      const { name } = event;
+      if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid dataset name');
       return { type, tenant_id, name };
     }
     case 'TenantConfigChanged': {

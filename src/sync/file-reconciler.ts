@@ -9,8 +9,16 @@
  * alone (the façade's version-and-content check). Which file wins and which files are this
  * instance's own are the file store's to say (`RuleFiles.current`): the layout, the precedence
  * and the echo suppression live there.
+ *
+ * Data files (`data/<name>.json`, `tenants/<id>/data/<name>.json`) the same way: the file is
+ * read (strict JSON) and applied as a `data.put` (or a `data.delete` when it is gone) through
+ * the façade, which checks `--max-data-bytes`. A file that is not JSON or too large is logged
+ * and skipped; a file holding exactly what this instance last wrote there is its own write
+ * (the data store's `isOwnWrite`) and is not reloaded.
  */
 import { readFile } from 'node:fs/promises';
+import { dataFilePath, readDataFile } from '../store/data-files.js';
+import { dataVersionOf } from '../store/data-record.js';
 import type { RuleFiles } from '../store/types.js';
 import { errorText } from './broker-link.js';
 import type { SyncTarget } from './sync-types.js';
@@ -23,6 +31,11 @@ export interface ReconcileCounts {
   unchanged: number;
   own: number;
   failed: number;
+  /** The same for data files. */
+  data_applied: number;
+  data_removed: number;
+  data_own: number;
+  data_failed: number;
 }
 
 /** Reconciles rules of the rules dir with memory (see the module comment). */
@@ -31,11 +44,12 @@ export class FileReconciler {
     private readonly files: RuleFiles,
     private readonly target: SyncTarget,
     private readonly logger: Logger,
+    private readonly rulesDir: string,
   ) {}
 
   /** New zeroed counters. */
   static counts(): ReconcileCounts {
-    return { applied: 0, removed: 0, unchanged: 0, own: 0, failed: 0 };
+    return { applied: 0, removed: 0, unchanged: 0, own: 0, failed: 0, data_applied: 0, data_removed: 0, data_own: 0, data_failed: 0 };
   }
 
   /** Brings the rule `(tenant, name)` in memory in line with its files; adds to `counts`. */
@@ -73,6 +87,45 @@ export class FileReconciler {
       this.logger.info({ tenant, name, path, version: this.target.current(tenant, name)?.version }, 'rule reloaded from file');
     } else if (outcome === 'unchanged') counts.unchanged++;
     else counts.failed++;
+  }
+
+  /** Brings the dataset `(tenant, name)` in memory in line with its file; adds to `counts`. */
+  async reconcileData(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+    const path = dataFilePath(this.rulesDir, tenant, name);
+    let value;
+    try {
+      value = await readDataFile(path);
+    } catch (err) {
+      counts.data_failed++;
+      const serving = this.target.currentData(tenant, name)?.version ?? null;
+      this.logger.warn({ path, err: errorText(err), serving_version: serving }, 'data file skipped; the loaded version keeps serving');
+      return;
+    }
+    if (value === undefined) {
+      const outcome = await this.target.applyChange({ kind: 'data.delete', tenant, name }, 'watch', false);
+      if (outcome === 'applied') {
+        counts.data_removed++;
+        this.logger.info({ tenant, name }, 'dataset removed: its file is gone');
+      } else counts.unchanged++;
+      return;
+    }
+    if (this.target.isOwnDataWrite(tenant, name, dataVersionOf(JSON.stringify(value)))) {
+      counts.data_own++;
+      return;
+    }
+    const outcome = await this.target.applyChange({ kind: 'data.put', tenant, name, value }, 'watch', false);
+    if (outcome === 'applied') {
+      counts.data_applied++;
+      this.logger.info({ tenant, name, path, version: this.target.currentData(tenant, name)?.version }, 'dataset reloaded from file');
+    } else if (outcome === 'unchanged') counts.unchanged++;
+    else counts.data_failed++; // the façade logged why (size, name)
+  }
+
+  /** Every dataset of a tenant that is in memory (for a removed tenant or data directory). */
+  dataInMemory(tenant: string): string[] {
+    const names: string[] = [];
+    for (const entry of this.target.snapshot()) if (entry.kind === 'data.put' && entry.record.tenant === tenant) names.push(entry.record.name);
+    return names;
   }
 
   /** Every rule of a tenant that is in memory (for a removed tenant directory). */

@@ -1,6 +1,7 @@
 /**
  * The file-system watcher under `RuleWatcher`: a small interface (so unit tests drive events by
- * hand) and its chokidar implementation, watching the rules dir and `tenants/<id>/` (depth 2).
+ * hand) and its chokidar implementation, watching the rules dir, `tenants/<id>/` and the data
+ * directories `data/` and `tenants/<id>/data/` (depth 3; `isIgnoredPath` keeps the rest out).
  * The 200 ms debounce is ours (`Batcher`), not chokidar's.
  */
 import { watch as chokidarWatch } from 'chokidar';
@@ -23,12 +24,12 @@ export interface FsWatchOptions {
 /** Creates a file-system watcher on a directory. */
 export type CreateFsWatcher = (dir: string, options: FsWatchOptions) => FsWatcherLike;
 
-/** chokidar, watching the rules dir and `tenants/<id>/`. */
+/** chokidar, watching the rules dir, `tenants/<id>/` and the data directories. */
 export const chokidarWatcher: CreateFsWatcher = (dir, o) => {
   const w = chokidarWatch(dir, {
     ignoreInitial: true,
     persistent: true,
-    depth: 2,
+    depth: 3,
     usePolling: o.usePolling,
     interval: o.interval,
     binaryInterval: o.interval,

@@ -46,7 +46,9 @@ export type SyncConfig = Pick<
   | 'syncPassword'
   | 'syncCredsFile'
   | 'syncTlsCa'
->;
+> &
+  // `--max-data-bytes`: the writer warns when the broker's max_payload is smaller (docs/data-sync.md).
+  Partial<Pick<Config, 'maxDataBytes'>>;
 
 /**
  * Hooks for the tenant registry (multi-tenancy is wired by its own module). Tenant changes over
@@ -198,7 +200,11 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
     brokerPending = false;
     const common = { link, target, instanceId: config.instanceId, prefix: config.syncSubjectPrefix, clock, logger };
     if (config.role === 'writer') {
-      publisher = new BrokerPublisher({ ...common, republishIntervalMs: config.republishIntervalSecs * 1000 });
+      publisher = new BrokerPublisher({
+        ...common,
+        republishIntervalMs: config.republishIntervalSecs * 1000,
+        ...(config.maxDataBytes !== undefined ? { maxDataBytes: config.maxDataBytes } : {}),
+      });
       publisher.start();
     } else {
       // A reader with its own rules dir (no watcher on a shared dir) keeps what it receives on disk.

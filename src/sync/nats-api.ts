@@ -28,6 +28,8 @@ export interface NatsStatus {
 
 /** A NATS connection. */
 export interface NatsConnectionLike {
+  /** What the server said when connecting (`max_payload`: the largest message it accepts, bytes). */
+  readonly info?: { readonly max_payload?: number };
   status(): AsyncIterable<NatsStatus>;
   close(): Promise<void>;
   closed(): Promise<void | Error>;

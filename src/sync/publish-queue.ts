@@ -6,6 +6,9 @@
  * `setConnected(true)` resumes. Each message keeps its message id across retries, so the
  * stream's duplicate window drops a retry whose first attempt was in fact stored.
  *
+ * A message that can never be sent (`send` rejects with an `UnsendableMessage`: larger than the
+ * broker accepts) is dropped at once (and reported), so it does not hold up the ones behind it.
+ *
  * The buffer is bounded: past `maxBuffered` the oldest messages are dropped (and reported).
  * That loses intermediate history only, not convergence: the writer re-publishes its full
  * state after every (re)connect.
@@ -20,6 +23,9 @@ export interface OutgoingMessage {
   readonly msgId: string;
 }
 
+/** What `send` rejects with for a message that no retry can send; the queue drops it. */
+export class UnsendableMessage extends Error {}
+
 /** Options of `PublishQueue`. */
 export interface PublishQueueOptions {
   readonly clock: SyncClock;
@@ -33,6 +39,8 @@ export interface PublishQueueOptions {
   readonly onSent?: (message: OutgoingMessage) => void;
   readonly onSendError?: (err: unknown, message: OutgoingMessage, attempt: number) => void;
   readonly onDropped?: (count: number) => void;
+  /** A message dropped because it can never be sent. */
+  readonly onUnsendable?: (err: UnsendableMessage, message: OutgoingMessage) => void;
 }
 
 /** Ordered, retried, bounded outbox (see the module comment). */
@@ -113,6 +121,13 @@ export class PublishQueue {
         this.compact();
         this.options.onSent?.(message);
       } catch (err) {
+        if (err instanceof UnsendableMessage) {
+          attempt = 0;
+          if (this.items[this.head] === message) this.head++;
+          this.compact();
+          this.options.onUnsendable?.(err, message);
+          continue;
+        }
         attempt++;
         this.options.onSendError?.(err, message, attempt);
         const min = this.options.retryMinMs ?? 100;

@@ -3,6 +3,7 @@
  * the façade's sync entry points (implemented by `RuleService`). Unit tests pass fakes.
  */
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
+import type { DataRecord } from '../store/data-record.js';
 import type { PrepareFile, RuleFiles, RuleRecord } from '../store/types.js';
 
 /** Origin of a change applied by a sync adapter. */
@@ -18,8 +19,14 @@ export interface SyncTarget {
   readonly persistent: boolean;
   /** True when tenants are synchronized (multi-tenancy). */
   readonly syncsTenants: boolean;
+  /** True when datasets (reference data) are synchronized. */
+  readonly syncsData: boolean;
   /** The stored record of `(tenant, name)`, or undefined. */
   current(tenant: string, name: string): RuleRecord | undefined;
+  /** The stored dataset `(tenant, name)`, or undefined. */
+  currentData(tenant: string, name: string): DataRecord | undefined;
+  /** True when `version` is what this instance last wrote to the dataset's file (watcher echo). */
+  isOwnDataWrite(tenant: string, name: string, version: string): boolean;
   /** Everything this instance holds, as puts (tenants first). */
   snapshot(): SnapshotEntry[];
   /** The one change stream; returns the unsubscribe function. */

@@ -12,12 +12,18 @@
  * In multi-tenancy mode `tenants.json` is watched too and handed to `onTenantsFileChanged`
  * (the hook for the tenant registry).
  *
+ * Data files (`data/<name>.json`, `tenants/<id>/data/<name>.json`: reference data) are watched
+ * when the target synchronizes datasets, batched with the rules and applied by the same
+ * reconciler (`reconcileData`, docs/data-sync.md).
+ *
  * New directories (`tenants/`, `tenants/<id>/`): chokidar reads a new directory and only then
  * watches it, so a file that lands in between (the store's first write to a new tenant:
  * mkdir, then temp file, fsync, rename) gets no event at all. So for every new directory the
  * watcher reports, it re-reads the tenant directories concerned when the batch is applied
- * (after the debounce: by then chokidar watches them) and reconciles the rule files there.
+ * (after the debounce: by then chokidar watches them) and reconciles the rule and data files
+ * there; a new data directory is re-read the same way.
  */
+import { scanDataFiles } from '../store/data-files.js';
 import { classifyRulePath, isIgnoredPath } from '../store/rule-paths.js';
 import { DEFAULT_TENANT, type RuleFiles } from '../store/types.js';
 import { Batcher } from './batcher.js';
@@ -68,12 +74,18 @@ export interface WatcherStatus {
   readonly removed: number;
   readonly own_writes_skipped: number;
   readonly failed: number;
+  /** The same counts for data files (only when datasets are synchronized). */
+  readonly data?: { readonly reloaded: number; readonly removed: number; readonly own_writes_skipped: number; readonly failed: number };
   readonly last_reload_at: string | null;
 }
 
 const TENANTS_KEY = '\u0000tenants';
 /** Prefix of the keys of new directories to re-read (`dirKey`). */
 const DIR_KEY = '\u0000dir\u0000';
+/** Prefix of the keys of data files (`dataKey`). */
+const DATA_KEY = '\u0000data\u0000';
+/** Prefix of the keys of new data directories to re-read (`dataDirKey`). */
+const DATA_DIR_KEY = '\u0000datadir\u0000';
 
 /** The rules-dir watcher (see the module comment). */
 export class RuleWatcher {
@@ -97,7 +109,7 @@ export class RuleWatcher {
     this.files = files;
     this.clock = options.clock ?? realClock;
     this.mode = options.poll ? 'polling' : 'native';
-    this.reconciler = new FileReconciler(files, options.target, options.logger);
+    this.reconciler = new FileReconciler(files, options.target, options.logger, options.rulesDir);
     this.batcher = new Batcher<string>({
       clock: this.clock,
       debounceMs: options.debounceMs ?? WATCH_DEBOUNCE_MS,
@@ -122,6 +134,16 @@ export class RuleWatcher {
       removed: this.totals.removed,
       own_writes_skipped: this.totals.own,
       failed: this.totals.failed,
+      ...(this.options.target.syncsData
+        ? {
+            data: {
+              reloaded: this.totals.data_applied,
+              removed: this.totals.data_removed,
+              own_writes_skipped: this.totals.data_own,
+              failed: this.totals.data_failed,
+            },
+          }
+        : {}),
       last_reload_at: this.lastReloadAt === null ? null : new Date(this.lastReloadAt).toISOString(),
     };
   }
@@ -207,7 +229,18 @@ export class RuleWatcher {
         return;
       case 'tenant-dir':
         if (event === 'addDir') this.batcher.add(dirKey(what.tenant));
-        else if (event === 'unlinkDir') for (const name of this.reconciler.namesInMemory(what.tenant)) this.batcher.add(ruleKey(what.tenant, name));
+        else if (event === 'unlinkDir') {
+          for (const name of this.reconciler.namesInMemory(what.tenant)) this.batcher.add(ruleKey(what.tenant, name));
+          for (const name of this.reconciler.dataInMemory(what.tenant)) this.batcher.add(dataKey(what.tenant, name));
+        }
+        return;
+      case 'data':
+        if (this.options.target.syncsData) this.batcher.add(dataKey(what.tenant, what.name));
+        return;
+      case 'data-dir':
+        if (!this.options.target.syncsData) return;
+        if (event === 'addDir') this.batcher.add(dataDirKey(what.tenant));
+        else if (event === 'unlinkDir') for (const name of this.reconciler.dataInMemory(what.tenant)) this.batcher.add(dataKey(what.tenant, name));
         return;
       case 'tenants-file':
         if (this.options.watchTenantsFile) this.batcher.add(TENANTS_KEY);
@@ -232,9 +265,20 @@ export class RuleWatcher {
       onDisk.add(key);
       if (file.mtimeMs >= since) this.batcher.add(key);
     }
+    if (this.options.target.syncsData) {
+      try {
+        for (const file of (await scanDataFiles(this.options.rulesDir)).files) {
+          const key = dataKey(file.tenant, file.name);
+          onDisk.add(key);
+          if (file.mtimeMs >= since) this.batcher.add(key);
+        }
+      } catch (err) {
+        this.options.logger.warn({ err: errorText(err) }, 'cannot scan the data files of the rules dir');
+      }
+    }
     for (const entry of this.options.target.snapshot()) {
-      if (entry.kind !== 'ruleset.put') continue;
-      const key = ruleKey(entry.record.tenant, entry.record.name);
+      if (entry.kind === 'tenant.put') continue;
+      const key = entry.kind === 'data.put' ? dataKey(entry.record.tenant, entry.record.name) : ruleKey(entry.record.tenant, entry.record.name);
       if (!onDisk.has(key)) this.batcher.add(key);
     }
   }
@@ -248,18 +292,21 @@ export class RuleWatcher {
         await this.tenantsFileChanged();
         continue;
       }
-      const [tenant, name] = key.split('\u0000') as [string, string];
+      const data = key.startsWith(DATA_KEY);
+      const [tenant, name] = (data ? key.slice(DATA_KEY.length) : key).split('\u0000') as [string, string];
       try {
-        await this.reconciler.reconcile(tenant, name, counts);
+        if (data) await this.reconciler.reconcileData(tenant, name, counts);
+        else await this.reconciler.reconcile(tenant, name, counts);
       } catch (err) {
-        counts.failed++;
-        this.options.logger.warn({ tenant, name, err: errorText(err) }, 'rule reload failed');
+        if (data) counts.data_failed++;
+        else counts.failed++;
+        this.options.logger.warn({ tenant, name, err: errorText(err) }, data ? 'data file reload failed' : 'rule reload failed');
       }
     }
     this.batches++;
     for (const k of Object.keys(counts) as Array<keyof typeof counts>) this.totals[k] += counts[k];
     this.lastReloadAt = this.clock.now();
-    const changed = counts.applied + counts.removed + counts.failed;
+    const changed = counts.applied + counts.removed + counts.failed + counts.data_applied + counts.data_removed + counts.data_failed;
     const log = changed > 0 ? this.options.logger.info : this.options.logger.debug;
     log.call(this.options.logger, { batch: batch.size, ...counts }, 'rule files reloaded');
   }
@@ -270,20 +317,35 @@ export class RuleWatcher {
    */
   private async expandDirs(queued: ReadonlySet<string>): Promise<ReadonlySet<string>> {
     const dirs = [...queued].filter((key) => key.startsWith(DIR_KEY));
-    if (dirs.length === 0) return queued;
+    const dataDirs = [...queued].filter((key) => key.startsWith(DATA_DIR_KEY));
+    if (dirs.length === 0 && dataDirs.length === 0) return queued;
     const all = dirs.includes(dirKey(''));
     const tenants = new Set(dirs.map((key) => key.slice(DIR_KEY.length)));
     const found: string[] = [];
-    try {
-      for (const file of await this.files.scan()) {
-        if (file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant))) found.push(ruleKey(file.tenant, file.name));
+    if (dirs.length > 0) {
+      try {
+        for (const file of await this.files.scan()) {
+          if (file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant))) found.push(ruleKey(file.tenant, file.name));
+        }
+      } catch (err) {
+        this.options.logger.warn({ err: errorText(err) }, 'cannot scan the rules dir');
       }
-    } catch (err) {
-      this.options.logger.warn({ err: errorText(err) }, 'cannot scan the rules dir');
+    }
+    if (this.options.target.syncsData) {
+      // Data directories of new tenant directories, and new data directories.
+      const dataTenants = new Set(dataDirs.map((key) => key.slice(DATA_DIR_KEY.length)));
+      try {
+        for (const file of (await scanDataFiles(this.options.rulesDir)).files) {
+          const inNewTenant = file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant));
+          if (inNewTenant || dataTenants.has(file.tenant)) found.push(dataKey(file.tenant, file.name));
+        }
+      } catch (err) {
+        this.options.logger.warn({ err: errorText(err) }, 'cannot scan the data files of the rules dir');
+      }
     }
     const out = new Set<string>();
     for (const key of queued) {
-      if (!key.startsWith(DIR_KEY)) out.add(key);
+      if (!key.startsWith(DIR_KEY) && !key.startsWith(DATA_DIR_KEY)) out.add(key);
     }
     for (const key of found) out.add(key);
     return out;
@@ -301,6 +363,16 @@ export class RuleWatcher {
 
 function ruleKey(tenant: string, name: string): string {
   return `${tenant}\u0000${name}`;
+}
+
+/** Key of a data file. */
+function dataKey(tenant: string, name: string): string {
+  return `${DATA_KEY}${tenant}\u0000${name}`;
+}
+
+/** Key of a new data directory of a tenant to re-read. */
+function dataDirKey(tenant: string): string {
+  return `${DATA_DIR_KEY}${tenant}`;
 }
 
 /** Key of a new tenant directory to re-read (`DIR_KEY` alone: `tenants/` and every tenant in it). */

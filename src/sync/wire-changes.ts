@@ -1,10 +1,11 @@
 /**
  * The one mapping between the broker's wire events (events.ts: `RulePut`, `RuleDeleted`,
- * `TenantConfigChanged`, a format older readers must keep understanding) and the internal
- * change stream (store/change.ts). A new synchronized resource adds one case to each function.
+ * `TenantConfigChanged`, `DataPut`, `DataDeleted`, a format older readers must keep
+ * understanding) and the internal change stream (store/change.ts). A new synchronized resource
+ * adds one case to each function.
  */
 import type { Change, IncomingChange, SnapshotEntry } from '../store/change.js';
-import { ruleDeletedOf, rulePutOf, type SyncEvent } from './events.js';
+import { dataDeletedOf, dataPutOf, ruleDeletedOf, rulePutOf, type SyncEvent } from './events.js';
 import { tenantChangedOf } from './tenant-sync.js';
 
 /** The wire event of an applied change, or of a snapshot entry. */
@@ -18,6 +19,10 @@ export function wireEventOf(change: Change | SnapshotEntry): SyncEvent {
       return tenantChangedOf(change.record.id, change.record);
     case 'tenant.delete':
       return tenantChangedOf(change.id, null);
+    case 'data.put':
+      return dataPutOf(change.record);
+    case 'data.delete':
+      return dataDeletedOf(change.tenant, change.name);
     default:
       return assertNever(change);
   }
@@ -25,7 +30,7 @@ export function wireEventOf(change: Change | SnapshotEntry): SyncEvent {
 
 /**
  * The change a received wire event asks for. Throws a `SyntaxError` when a `RulePut`'s
- * `ruleset_json` is not JSON (the caller logs and skips it).
+ * `ruleset_json` or a `DataPut`'s `data_json` is not JSON (the caller logs and skips it).
  */
 export function incomingChangeOf(event: SyncEvent): IncomingChange {
   switch (event.type) {
@@ -35,6 +40,10 @@ export function incomingChangeOf(event: SyncEvent): IncomingChange {
       return { kind: 'ruleset.delete', tenant: event.tenant_id, name: event.name };
     case 'TenantConfigChanged':
       return event.tenant === null ? { kind: 'tenant.delete', id: event.tenant_id } : { kind: 'tenant.put', id: event.tenant_id, record: event.tenant };
+    case 'DataPut':
+      return { kind: 'data.put', tenant: event.tenant_id, name: event.name, value: JSON.parse(event.data_json) as unknown };
+    case 'DataDeleted':
+      return { kind: 'data.delete', tenant: event.tenant_id, name: event.name };
     default:
       return assertNever(event);
   }

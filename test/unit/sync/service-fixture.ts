@@ -6,11 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { DataService } from '../../../src/service/data-service.js';
 import { NO_METRICS } from '../../../src/service/ports.js';
+import { RoleGuard } from '../../../src/service/role-guard.js';
 import type { Role } from '../../../src/service/role-guard.js';
 import { RuleService } from '../../../src/service/rule-service.js';
 import { DISABLED_SIGNATURE_POLICY, type SignaturePolicy } from '../../../src/signing/index.js';
 import { FileStore, MemoryStore, type RuleStore, type StoreEvent } from '../../../src/store/index.js';
+import { DataStore } from '../../../src/store/data-store.js';
 
 /** A log line kept by `MemoryLogger`. */
 export interface LogLine {
@@ -50,14 +53,33 @@ export interface Fixture {
   readonly dir: string | null;
   readonly logger: MemoryLogger;
   readonly events: StoreEvent[];
+  /** Reference data (`data: true`): the store and façade, wired into the service's sync methods. */
+  readonly dataStore: DataStore | null;
+  readonly data: DataService | null;
   cleanup(): void;
 }
 
-/** Builds a fixture; `persistent` gives it a fresh rules dir; `signature`: the policy (default: off). */
-export async function makeFixture(options: { persistent?: boolean; role?: Role; signature?: SignaturePolicy } = {}): Promise<Fixture> {
+/**
+ * Builds a fixture; `persistent` gives it a fresh rules dir; `signature`: the policy (default:
+ * off); `data`: reference data with that `--max-data-bytes` (synchronized like the server does).
+ */
+export async function makeFixture(
+  options: { persistent?: boolean; role?: Role; signature?: SignaturePolicy; data?: { maxDataBytes: number } } = {},
+): Promise<Fixture> {
   const dir = options.persistent ? mkdtempSync(join(tmpdir(), 'svc-sync-unit-')) : null;
   const store: RuleStore = dir ? new FileStore({ rulesDir: dir }) : new MemoryStore();
   const logger = new MemoryLogger();
+  const dataStore = options.data ? new DataStore({ rulesDir: dir, maxBytes: options.data.maxDataBytes, logger }) : null;
+  const data =
+    dataStore && options.data
+      ? new DataService({
+          store: dataStore,
+          guard: new RoleGuard(options.role ?? 'standalone', null),
+          audit: { write() {} },
+          maxDataBytes: options.data.maxDataBytes,
+          logger,
+        })
+      : null;
   const service = new RuleService(
     {
       version: '0.0.0-test',
@@ -76,12 +98,13 @@ export async function makeFixture(options: { persistent?: boolean; role?: Role; 
       logger,
       clock: () => performance.now(),
       now: Date.now,
+      ...(data ? { data: (tenant: string) => data.snapshot(tenant), dataSync: data } : {}),
     },
   );
   await store.load(service.prepareFile);
   const events: StoreEvent[] = [];
   store.subscribe((e) => events.push(e));
-  return { service, store, dir, logger, events, cleanup: () => dir && rmSync(dir, { recursive: true, force: true }) };
+  return { service, store, dir, logger, events, dataStore, data, cleanup: () => dir && rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** A valid ruleset document. */

@@ -1,0 +1,103 @@
+/**
+ * The data files of a rules dir (reference data, ./data-store.ts for the layout):
+ * `<dir>/data/<name>.json` for the default tenant, `<dir>/tenants/<id>/data/<name>.json` for the
+ * others. Listing them (the start-up load and the watcher's scans) and reading one (strict JSON)
+ * live here, so the layout is known in one place with the store.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { JsonValue } from '../expr/ast.js';
+import { isValidRulesetName } from '../ruleset/model.js';
+import { isTempFileName } from './atomic-write.js';
+import { TENANTS_DIR, tenantDir } from './layout.js';
+import { DEFAULT_TENANT } from './record.js';
+
+/** Directory of a tenant's datasets, inside its tenant directory. */
+export const DATA_DIR = 'data';
+
+/** One data file found by a scan. */
+export interface DataFileEntry {
+  readonly tenant: string;
+  readonly name: string;
+  readonly path: string;
+  readonly mtimeMs: number;
+}
+
+/** A file of the data directory that is not a dataset file. */
+export interface SkippedDataFile {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** The file of a dataset (name and tenant validated by `tenantDir` and the caller). */
+export function dataFilePath(rulesDir: string, tenant: string, name: string): string {
+  return join(tenantDir(rulesDir, tenant), DATA_DIR, `${name}.json`);
+}
+
+/** The dataset name of a file name (`<name>.json`), or undefined. */
+export function dataNameOf(fileName: string): string | undefined {
+  if (!fileName.endsWith('.json')) return undefined;
+  const name = fileName.slice(0, -'.json'.length);
+  return isValidRulesetName(name) ? name : undefined;
+}
+
+/**
+ * Every data file of the rules dir (tenants of `only` when given), and the entries of the data
+ * directories that are not dataset files (dotfiles and temp files of atomic writes are neither).
+ */
+export async function scanDataFiles(rulesDir: string, only?: ReadonlySet<string>): Promise<{ files: DataFileEntry[]; skipped: SkippedDataFile[] }> {
+  const files: DataFileEntry[] = [];
+  const skipped: SkippedDataFile[] = [];
+  const others = (await names(join(rulesDir, TENANTS_DIR))).filter((t) => isValidRulesetName(t) && t !== DEFAULT_TENANT);
+  for (const tenant of [DEFAULT_TENANT, ...others]) {
+    if (only && !only.has(tenant)) continue;
+    const dir = join(tenantDir(rulesDir, tenant), DATA_DIR);
+    for (const file of await names(dir)) {
+      if (file.startsWith('.') || isTempFileName(file)) continue;
+      const path = join(dir, file);
+      const name = dataNameOf(file);
+      if (name === undefined) {
+        skipped.push({ path, reason: 'not a dataset file (<name>.json)' });
+        continue;
+      }
+      try {
+        const st = await stat(path);
+        if (st.isFile()) files.push({ tenant, name, path, mtimeMs: st.mtimeMs });
+        else skipped.push({ path, reason: 'not a file' });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push({ path, reason: errorText(err) });
+      }
+    }
+  }
+  return { files, skipped };
+}
+
+/** The value of a data file; undefined when the file does not exist. Throws when it is not JSON. */
+export async function readDataFile(path: string): Promise<JsonValue | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new Error(`not JSON: ${errorText(err)}`);
+  }
+}
+
+/** Entry names of a directory; none when it does not exist. */
+async function names(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
