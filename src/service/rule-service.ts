@@ -25,7 +25,9 @@ import type { TestReport, TestRunOptions } from '../ruleset/testing.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
+import type { BehaviorFn } from '../change/index.js';
 import { analysisGate, analysisOf } from './analysis-gate.js';
+import { ChangeService } from './change-service.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
@@ -40,10 +42,13 @@ import type {
   AnalysisResult,
   BatchResult,
   CallContext,
+  DiffAnswer,
+  DraftValidation,
   EvalResult,
   FilterAnswer,
   HeaderSignature,
   HealthInfo,
+  ImpactAnswer,
   PutResult,
   RollbackResult,
   RuleServiceApi,
@@ -95,6 +100,8 @@ export interface RuleServiceDeps {
   readonly tenantSync?: TenantSyncPort;
   /** Reference data (EXTENSIONS.md 3, ./data-service.ts): the datasets `@name` reads; absent: none. */
   readonly data?: (tenant: string) => DataSnapshot;
+  /** The behavioural diff (EXTENSIONS.md 4, ./change-service.ts); absent: a diff answers `behavior: null`. */
+  readonly behavior?: BehaviorFn;
 }
 
 export type { ApplyOutcome } from '../store/change.js';
@@ -108,6 +115,8 @@ export class RuleService implements RuleServiceApi {
   private readonly startedAt: number;
   /** Executions (engine call, metrics, sampled audit, spans): ./execution-runner.ts. */
   private readonly runner: ExecutionRunner;
+  /** Drafts, diff and impact (EXTENSIONS.md 4): ./change-service.ts. */
+  private readonly changes: ChangeService;
   private syncStatusFn: (() => Record<string, unknown>) | undefined;
   /** Null without multi-tenancy: every tenant check is then this one field test. */
   private readonly tenancy: TenancyPort | null;
@@ -133,6 +142,19 @@ export class RuleService implements RuleServiceApi {
       tenancy: this.tenancy,
       ...(deps.tracer ? { tracer: deps.tracer } : {}),
       ...(deps.data ? { data: deps.data } : {}),
+    });
+    this.changes = new ChangeService({
+      executionTimeoutMs: options.executionTimeoutMs,
+      maxSteps: options.maxSteps,
+      budget: options.budget ?? DEFAULT_BUDGET,
+      requestTimeoutMs: options.requestTimeoutMs ?? 0,
+      maxBatchSize: options.maxBatchSize,
+      clock: deps.clock,
+      tenancy: this.tenancy,
+      record: (ctx, name, cost) => this.record(ctx, name, cost),
+      history: () => deps.store.history,
+      ...(deps.data ? { data: deps.data } : {}),
+      ...(deps.behavior ? { behavior: deps.behavior } : {}),
     });
   }
 
@@ -344,6 +366,32 @@ export class RuleService implements RuleServiceApi {
       maxSteps: this.options.maxSteps,
       budget: this.options.budget ?? DEFAULT_BUDGET,
     };
+  }
+
+  // ---------------------------------------------------------------- changes (EXTENSIONS.md 4)
+
+  draftValidate(ctx: CallContext, body: unknown): DraftValidation {
+    return this.changes.draftValidate(ctx, body);
+  }
+
+  draftExecute(ctx: CallContext, ruleset: unknown, input: unknown, trace: boolean): ExecutionResult {
+    return this.changes.draftExecute(ctx, ruleset, input, trace);
+  }
+
+  draftFilter(ctx: CallContext, body: unknown): FilterAnswer {
+    return this.changes.draftFilter(ctx, body);
+  }
+
+  draftTest(ctx: CallContext, body: unknown): TestReport {
+    return this.changes.draftTest(ctx, body);
+  }
+
+  diff(ctx: CallContext, name: string, body: unknown): Promise<DiffAnswer> {
+    return this.changes.diff(ctx, name, body);
+  }
+
+  impact(ctx: CallContext, name: string, body: unknown): Promise<ImpactAnswer> {
+    return this.changes.impact(ctx, name, body);
   }
 
   // ---------------------------------------------------------------- config
