@@ -39,7 +39,13 @@ export function structuralDiff(a: RulesetDoc, b: RulesetDoc): StructuralChange[]
 }
 
 /** Calls `same` for each key of both objects; a key of one only is an `add` or `remove`. `_signature` is not content. */
-function eachKey(a: JsonObject, b: JsonObject, path: string, out: StructuralChange[], same: (key: string, va: JsonValue, vb: JsonValue, at: string) => void): void {
+function eachKey(
+  a: JsonObject,
+  b: JsonObject,
+  path: string,
+  out: StructuralChange[],
+  same: (key: string, va: JsonValue, vb: JsonValue, at: string) => void,
+): void {
   for (const key of Object.keys(a)) {
     if (path === '' && key === '_signature') continue;
     const at = joinKey(path, key);

@@ -178,9 +178,13 @@ export class ChangeService {
     } catch (err) {
       if (!(err instanceof ImpactStopped)) throw toServiceError(err);
       if (err.reason === 'deadline') {
-        throw new ServiceError('TIMEOUT', `impact stopped at the request timeout of ${timeoutMs} ms (--request-timeout-secs) after ${err.done} of ${inputs.length} inputs`, {
-          timeout_ms: timeoutMs,
-        });
+        throw new ServiceError(
+          'TIMEOUT',
+          `impact stopped at the request timeout of ${timeoutMs} ms (--request-timeout-secs) after ${err.done} of ${inputs.length} inputs`,
+          {
+            timeout_ms: timeoutMs,
+          },
+        );
       }
       throw new ServiceError(
         'LIMIT_EXCEEDED',

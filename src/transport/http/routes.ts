@@ -206,7 +206,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     permission: 'execute',
     requestSchema: {
       type: 'object',
-      properties: { ...DRAFT_PROPERTIES, tests: { type: 'array', items: OBJECT, description: 'tests to run instead of the document\'s own' } },
+      properties: { ...DRAFT_PROPERTIES, tests: { type: 'array', items: OBJECT, description: "tests to run instead of the document's own" } },
       required: ['ruleset'],
     },
     reply: 'json',

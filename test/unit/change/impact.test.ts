@@ -67,7 +67,11 @@ describe('impact', () => {
   });
 
   it('an input the candidate schema rejects is error:INPUT_INVALID', () => {
-    const schema = { type: 'object', properties: { user: { type: 'object', properties: { age: { type: 'integer' }, score: { type: 'integer' } }, required: ['score'] } }, required: ['user'] };
+    const schema = {
+      type: 'object',
+      properties: { user: { type: 'object', properties: { age: { type: 'integer' }, score: { type: 'integer' } }, required: ['score'] } },
+      required: ['user'],
+    };
     const withSchema = compileRuleset(rules(700, { input_schema: schema }));
     const r = impact(current, withSchema, [{ user: { age: 30, score: 800 } }, { user: { age: 30, score: 800.5 } }], OPTIONS);
     assert.deepEqual(r.transitions, [{ from: 'APPROVE', to: 'error:INPUT_INVALID', count: 1 }]);
@@ -113,7 +117,10 @@ describe('impact', () => {
     // `in` over a list costs one operation per element (expr/budget.ts): 4 a version, 8 an input.
     const tags = compileRuleset({
       config: { name: 'tags', entry_step: 'a' },
-      steps: { a: { type: 'decision', branches: [{ condition: '"z" in tags', next_step: 'b' }], default_next: 'b' }, b: { type: 'terminal', result: { code: 'B' } } },
+      steps: {
+        a: { type: 'decision', branches: [{ condition: '"z" in tags', next_step: 'b' }], default_next: 'b' },
+        b: { type: 'terminal', result: { code: 'B' } },
+      },
     });
     const tagged = Array.from({ length: 200 }, () => ({ tags: ['a', 'b', 'c', 'd'] }));
     assert.throws(
