@@ -187,6 +187,9 @@ describe('drafts', () => {
         assert.equal(r.body.code, 'BAD_REQUEST');
       }
     }
+    assertError(await h.request('GET', `${DRAFT}/validate`), 405, 'METHOD_NOT_ALLOWED');
+    assert.equal((await h.request('GET', '/api/v1/rulesets/loan/diff')).headers['allow'], 'POST');
+    assertError(await h.request('POST', `${DRAFT}/nothing`, { ruleset: loan() }), 404, 'NOT_FOUND');
     assertError(await h.request('POST', `${DRAFT}/execute`, { ruleset: loan() }), 400, 'BAD_REQUEST', /input is required/);
     assertError(await h.request('POST', `${DRAFT}/execute`, { ruleset: loan(), input: [1] }), 400, 'BAD_REQUEST', /input must be a JSON object/);
     assertError(await h.request('POST', `${DRAFT}/execute`, { ruleset: loan(), input: {}, trace: 'yes' }), 400, 'BAD_REQUEST', /trace must be a boolean/);
