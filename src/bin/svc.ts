@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
  * svc: the command line for rule authors and CI (EXTENSIONS.md 2 "`svc` command"), on the
- * same engine as the server: test, lint, exec, eval, filter, push, pull. Exit codes: 0 done, 1 a rule,
- * test or server said no, 2 usage error. Wiring only: the commands are in src/cli/.
+ * same engine as the server: test, lint, exec, eval, filter, diff, push, pull. Exit codes: 0 done, 1 a rule,
+ * test or server said no (for diff: there are changes), 2 usage error. Wiring only: the commands are in src/cli/.
  */
 import { Command } from 'commander';
 import { lintCommand, testCommand } from '../cli/authoring.js';
-import { evalCommand, execCommand, filterCommand, pullCommand, pushCommand } from '../cli/commands.js';
+import { diffCommand, evalCommand, execCommand, filterCommand, pullCommand, pushCommand } from '../cli/commands.js';
 import { createProgram, runCli } from '../signing/cli-support.js';
 import { initSvcCodec } from '../signing/index.js';
 
@@ -61,6 +61,18 @@ program
   .option('--field-mapping <json>', 'field_mapping: JSON text, or @file')
   .action((file: string, opts: { known: string; target: string[]; format?: string; fieldMapping?: string }) => {
     run = () => filterCommand(file, opts);
+  });
+
+program
+  .command('diff')
+  .description('structural changes from one rule file to another, as POST /api/v1/rulesets/:name/diff would (exit 0 none, 1 some, 2 error)')
+  .argument('<old>', 'the old rule file (.json, .yaml, .yml, .svc)')
+  .argument('<new>', 'the new rule file')
+  .option('--json', 'print the answer of the diff route ({changes, behavior}) instead of lines', false)
+  .action((oldFile: string, newFile: string, opts: { json: boolean }) => {
+    // NOTE (EXTENSIONS.md 4 "Behavioural diff"): the seam: pass the behavioural diff as the
+    // fifth argument once it exists; until then `behavior` is null.
+    run = async () => diffCommand(oldFile, newFile, opts);
   });
 
 const remote = (c: Command): Command =>

@@ -6,9 +6,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { structuralDiff, type Behavior, type BehaviorFn, type StructuralChange } from '../change/index.js';
+import { compileDraft } from '../service/change-service.js';
 import { ServiceError } from '../service/errors.js';
 import type { RuleService } from '../service/rule-service.js';
-import { CliError, EXIT_FAILED, EXIT_OK } from '../signing/cli-support.js';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../signing/cli-support.js';
 import { evalAnswer, executeAnswer } from '../transport/http/execution-answers.js';
 import { CLI_CONTEXT, localService } from './local-service.js';
 import { findRuleFiles, jsonArgument, readRuleFile } from './rule-files.js';
@@ -77,6 +79,65 @@ export function filterCommand(
     const { service, name } = await loaded(file);
     return JSON.stringify(service.filter(CLI_CONTEXT, name, request));
   });
+}
+
+/**
+ * `svc diff OLD NEW [--json]` (EXTENSIONS.md 4, docs/cli.md): the structural changes from one
+ * rule file to another, offline, as `POST /api/v1/rulesets/:name/diff` answers them. Exit 0: no
+ * change; 1: changes; 2: an unreadable file or an invalid document (its problems on stderr).
+ * `behavior`: the behavioural diff, when the caller wires it (src/bin/svc.ts); without it the
+ * JSON answer's `behavior` is null and the text output has no behaviour line.
+ */
+export function diffCommand(oldFile: string, newFile: string, opts: { json?: boolean }, o: Output = STDIO, behavior?: BehaviorFn): number {
+  const from = diffSide(oldFile);
+  const to = diffSide(newFile);
+  const changes = structuralDiff(from.doc, to.doc);
+  const answer = { changes, behavior: behavior === undefined ? null : behavior(from, to) };
+  if (opts.json === true) o.out(`${JSON.stringify(answer)}\n`);
+  else o.out(diffText(answer.changes, answer.behavior));
+  return changes.length === 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+/** One side of `svc diff`: the file read and compiled; any failure is a CliError with exit 2. */
+function diffSide(file: string): ReturnType<typeof compileDraft> {
+  let doc: unknown;
+  try {
+    doc = readRuleFile(file).doc;
+  } catch (err) {
+    if (err instanceof CliError) throw new CliError(err.message, EXIT_USAGE);
+    throw err;
+  }
+  try {
+    return compileDraft(doc);
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    const problems = (err.details?.['problems'] ?? []) as Array<{ path: string; message: string }>;
+    const lines = problems.length > 0 ? problems.map((p) => `\n  ${p.path}: ${p.message}`).join('') : ` ${err.message}`;
+    throw new CliError(`${file}: invalid ruleset:${lines}`, EXIT_USAGE);
+  }
+}
+
+/** Longest value shown on a line of the text output. */
+const SHOWN_VALUE = 120;
+
+/** The text output of `svc diff`: one line a change (`~` change, `+` add, `-` remove), then a count. */
+function diffText(changes: readonly StructuralChange[], behavior: Behavior | null): string {
+  const show = (v: unknown): string => {
+    const text = JSON.stringify(v);
+    return text.length > SHOWN_VALUE ? `${text.slice(0, SHOWN_VALUE)}…` : text;
+  };
+  const lines = changes.map((c) => {
+    if (c.op === 'add') return `+ ${c.path}: ${show(c.to)}`;
+    if (c.op === 'remove') return `- ${c.path}: ${show(c.from)}`;
+    return `~ ${c.path}: ${show(c.from)} -> ${show(c.to)}`;
+  });
+  lines.push(changes.length === 0 ? 'no structural changes' : `${changes.length} structural change${changes.length === 1 ? '' : 's'}`);
+  if (behavior !== null) {
+    const kind = behavior.exact ? 'exact' : 'approximate';
+    const regions = `${behavior.regions.length} region${behavior.regions.length === 1 ? '' : 's'} with different codes`;
+    lines.push(`behavior: ${behavior.equivalent ? 'equivalent' : regions} (${kind}${behavior.truncated ? ', truncated' : ''})`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** The options of push and pull. */

@@ -25,8 +25,11 @@ import type { TestReport, TestRunOptions } from '../ruleset/testing.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
+import type { BehaviorFn } from '../change/index.js';
 import { analysisGate, analysisOf } from './analysis-gate.js';
 import { assertCallsAcyclic } from './call-graph.js';
+import { needsData } from './needs-data.js';
+import { ChangeService } from './change-service.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
@@ -43,10 +46,13 @@ import type {
   AnalysisResult,
   BatchResult,
   CallContext,
+  DiffAnswer,
+  DraftValidation,
   EvalResult,
   FilterAnswer,
   HeaderSignature,
   HealthInfo,
+  ImpactAnswer,
   PutResult,
   RollbackResult,
   RuleServiceApi,
@@ -100,6 +106,8 @@ export interface RuleServiceDeps {
   readonly data?: (tenant: string) => DataSnapshot;
   /** The datasets collection for sync (docs/data-sync.md); absent: snapshot and changes hold no dataset. */
   readonly dataSync?: DataSyncPort;
+  /** The behavioural diff (EXTENSIONS.md 4, ./change-service.ts); absent: a diff answers `behavior: null`. */
+  readonly behavior?: BehaviorFn;
 }
 
 export type { ApplyOutcome } from '../store/change.js';
@@ -113,6 +121,8 @@ export class RuleService implements RuleServiceApi {
   private readonly startedAt: number;
   /** Executions (engine call, metrics, sampled audit, spans): ./execution-runner.ts. */
   private readonly runner: ExecutionRunner;
+  /** Drafts, diff and impact (EXTENSIONS.md 4): ./change-service.ts. */
+  private readonly changes: ChangeService;
   private syncStatusFn: (() => Record<string, unknown>) | undefined;
   /** Null without multi-tenancy: every tenant check is then this one field test. */
   private readonly tenancy: TenancyPort | null;
@@ -138,6 +148,20 @@ export class RuleService implements RuleServiceApi {
       tenancy: this.tenancy,
       ...(deps.tracer ? { tracer: deps.tracer } : {}),
       ...(deps.data ? { data: deps.data } : {}),
+      callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
+    });
+    this.changes = new ChangeService({
+      executionTimeoutMs: options.executionTimeoutMs,
+      maxSteps: options.maxSteps,
+      budget: options.budget ?? DEFAULT_BUDGET,
+      requestTimeoutMs: options.requestTimeoutMs ?? 0,
+      maxBatchSize: options.maxBatchSize,
+      clock: deps.clock,
+      tenancy: this.tenancy,
+      record: (ctx, name, cost) => this.record(ctx, name, cost),
+      history: () => deps.store.history,
+      ...(deps.data ? { data: deps.data } : {}),
+      ...(deps.behavior ? { behavior: deps.behavior } : {}),
       callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
     });
   }
@@ -360,6 +384,32 @@ export class RuleService implements RuleServiceApi {
   private callees(tenant: string): (name: string) => CompiledRuleset | undefined {
     const store = this.deps.store;
     return (name) => store.get(tenant, name)?.compiled;
+  }
+
+  // ---------------------------------------------------------------- changes (EXTENSIONS.md 4)
+
+  draftValidate(ctx: CallContext, body: unknown): DraftValidation {
+    return this.changes.draftValidate(ctx, body);
+  }
+
+  draftExecute(ctx: CallContext, ruleset: unknown, input: unknown, trace: boolean): ExecutionResult {
+    return this.changes.draftExecute(ctx, ruleset, input, trace);
+  }
+
+  draftFilter(ctx: CallContext, body: unknown): FilterAnswer {
+    return this.changes.draftFilter(ctx, body);
+  }
+
+  draftTest(ctx: CallContext, body: unknown): TestReport {
+    return this.changes.draftTest(ctx, body);
+  }
+
+  diff(ctx: CallContext, name: string, body: unknown): Promise<DiffAnswer> {
+    return this.changes.diff(ctx, name, body);
+  }
+
+  impact(ctx: CallContext, name: string, body: unknown): Promise<ImpactAnswer> {
+    return this.changes.impact(ctx, name, body);
   }
 
   // ---------------------------------------------------------------- config
@@ -629,12 +679,4 @@ function errorMessage(err: unknown): string {
 function truncate(s: string): string {
   const clean = String(s).replace(/[\u0000-\u001f]/g, '?');
   return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
-}
-
-/**
- * True when executing `compiled` may read reference data: it reads `@name`, or it calls other
- * rulesets (which may). Other executions skip the data snapshot.
- */
-export function needsData(compiled: CompiledRuleset): boolean {
-  return compiled.datasets.length > 0 || compiled.calls.length > 0;
 }

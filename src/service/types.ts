@@ -5,11 +5,12 @@
  * else. Metrics, audit and tracing are attached inside the façade, once for all transports.
  */
 import type { AnalysisWarning } from '../analysis/index.js';
+import type { Behavior, ImpactReport, StructuralChange } from '../change/index.js';
 import type { JsonValue } from '../expr/ast.js';
 import type { FilterResponse } from '../filter/index.js';
 import type { RulesetDoc } from '../ruleset/model.js';
 import type { InputSchemaAnswer } from '../ruleset/schema-infer.js';
-import type { ExecutionResult } from '../ruleset/result.js';
+import type { ExecutionResult, Problem } from '../ruleset/result.js';
 import type { TestReport } from '../ruleset/testing.js';
 import type { VersionEntry } from '../store/types.js';
 
@@ -91,6 +92,24 @@ export interface RollbackResult {
   to_version: string;
 }
 
+/** Answer of `POST /api/v1/draft/validate` (EXTENSIONS.md 4 "Drafts"): 200 even when invalid. */
+export interface DraftValidation {
+  valid: boolean;
+  problems: Problem[];
+  /** Analysis warnings (empty when the document is invalid: it is not analysed then). */
+  warnings: AnalysisWarning[];
+}
+
+/** Answer of `POST /api/v1/rulesets/:name/diff` (EXTENSIONS.md 4 "Structural diff"). */
+export interface DiffAnswer {
+  changes: StructuralChange[];
+  /** The behavioural diff; null while it is not wired (./change-service.ts `behavior`). */
+  behavior: Behavior | null;
+}
+
+/** Answer of `POST /api/v1/rulesets/:name/impact` (EXTENSIONS.md 4 "Impact over inputs"). */
+export type ImpactAnswer = ImpactReport;
+
 /** `/health` body (DECISIONS.md 3), plus `sync` when broker sync or the watcher is on. */
 export interface HealthInfo {
   status: 'healthy' | 'unhealthy';
@@ -124,6 +143,18 @@ export interface RuleServiceApi {
   setAuditSampleRate(ctx: CallContext, rate: unknown): { sample_rate: number; previous: number };
   /** `GET /rulesets/:name/schema` (EXTENSIONS.md 2): the input schema, or one inferred. */
   inputSchema(ctx: CallContext, name: string): InputSchemaAnswer;
+  /** `POST /api/v1/draft/validate` `{ruleset}` (EXTENSIONS.md 4 "Drafts"). */
+  draftValidate(ctx: CallContext, body: unknown): DraftValidation;
+  /** `POST /api/v1/draft/execute`: the document run on `input`, as the stored execute answers. */
+  draftExecute(ctx: CallContext, ruleset: unknown, input: unknown, trace: boolean): ExecutionResult;
+  /** `POST /api/v1/draft/filter` `{ruleset, ...filter request}`. */
+  draftFilter(ctx: CallContext, body: unknown): FilterAnswer;
+  /** `POST /api/v1/draft/test` `{ruleset, tests?}`. */
+  draftTest(ctx: CallContext, body: unknown): TestReport;
+  /** `POST /api/v1/rulesets/:name/diff` `{from, to}`. */
+  diff(ctx: CallContext, name: string, body: unknown): Promise<DiffAnswer>;
+  /** `POST /api/v1/rulesets/:name/impact` `{candidate, inputs}`. */
+  impact(ctx: CallContext, name: string, body: unknown): Promise<ImpactAnswer>;
   /** `/health` without checks (always answers). */
   health(): HealthInfo;
   /** Readiness: resolves to the health body, or throws NOT_READY whose details are the body. */

@@ -19,6 +19,18 @@ export function executeAnswer(service: RuleServiceApi, ctx: CallContext, name: s
   return withNow(b['now'], () => serializeExecution(service.execute(ctx, name, b['input'], trace)));
 }
 
+/**
+ * The 200 answer of `POST /api/v1/draft/execute` `{ruleset, input, trace?, now?}` (EXTENSIONS.md
+ * 4 "Drafts") as JSON text: the stored execute's answer, for a document not stored.
+ */
+export function draftExecuteAnswer(service: RuleServiceApi, ctx: CallContext, body: unknown): string {
+  const b = objectBody(body, 'a JSON object with "ruleset" and "input"');
+  if (b['ruleset'] === undefined) throw new ServiceError('BAD_REQUEST', 'ruleset is required (a ruleset document)');
+  if (b['input'] === undefined) throw new ServiceError('BAD_REQUEST', 'input is required');
+  const trace = traceFlag(b['trace']);
+  return withNow(b['now'], () => serializeExecution(service.draftExecute(ctx, b['ruleset'], b['input'], trace)));
+}
+
 /** The 200 answer of `POST /api/v1/execute/:name/batch` as JSON text; throws a ServiceError otherwise. */
 export function batchAnswer(service: RuleServiceApi, ctx: CallContext, name: string, body: unknown, maxResponseBytes = Infinity): string {
   const b = objectBody(body, 'a JSON object with an "inputs" array');

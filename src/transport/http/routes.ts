@@ -8,7 +8,7 @@
  */
 import { ServiceError } from '../../service/errors.js';
 import { headerValue } from './call-context.js';
-import { batchAnswer, evalAnswer, executeAnswer, objectBody } from './execution-answers.js';
+import { batchAnswer, draftExecuteAnswer, evalAnswer, executeAnswer, objectBody } from './execution-answers.js';
 import { toHttpError } from './errors.js';
 import type { Route, RouteDeps, SchemaNode } from './route.js';
 import { DATA_ROUTES } from './data-routes.js';
@@ -21,6 +21,11 @@ const EXECUTE_BODY: SchemaNode = {
   properties: { input: { ...OBJECT, description: 'the input the ruleset runs on' }, trace: { type: 'boolean', description: 'return the steps taken' } },
   required: ['input'],
 };
+
+/** The `ruleset` of a draft body. */
+const DRAFT_PROPERTIES: Readonly<Record<string, SchemaNode>> = { ruleset: { ...OBJECT, description: 'a ruleset document (not stored)' } };
+
+const DRAFT_BODY: SchemaNode = { type: 'object', properties: DRAFT_PROPERTIES, required: ['ruleset'] };
 
 /** The routes of the rule service itself (every mode). */
 const SERVICE_ROUTES: readonly Route[] = [
@@ -127,6 +132,85 @@ const SERVICE_ROUTES: readonly Route[] = [
     },
     reply: 'json',
     handle: (d, ctx, name, body) => d.service.testRuleset(ctx, name, body),
+  },
+  // ------------------------------------------------------------- changes (EXTENSIONS.md 4)
+  // The structural diff shows stored versions, so `read`; impact executes, so `execute`.
+  {
+    id: 'diffRuleset',
+    method: 'POST',
+    path: '/api/v1/rulesets/:name/diff',
+    permission: 'read',
+    requestSchema: {
+      type: 'object',
+      properties: {
+        from: { ...OBJECT, description: 'a version seq (integer), "current", or a ruleset document' },
+        to: { ...OBJECT, description: 'a version seq (integer), "current", or a ruleset document' },
+      },
+      required: ['from', 'to'],
+    },
+    reply: 'json',
+    handle: (d, ctx, name, body) => d.service.diff(ctx, name, body),
+  },
+  {
+    id: 'impact',
+    method: 'POST',
+    path: '/api/v1/rulesets/:name/impact',
+    permission: 'execute',
+    requestSchema: {
+      type: 'object',
+      properties: {
+        candidate: { ...OBJECT, description: 'a ruleset document, or {"seq": N} of the history' },
+        inputs: { type: 'array', items: OBJECT, description: 'inputs run on both versions (at most --max-batch-size)' },
+      },
+      required: ['candidate', 'inputs'],
+    },
+    reply: 'json',
+    handle: (d, ctx, name, body) => d.service.impact(ctx, name, body),
+  },
+  // Drafts: a document validated, executed, filtered or tested without being stored.
+  {
+    id: 'draftValidate',
+    method: 'POST',
+    path: '/api/v1/draft/validate',
+    permission: 'execute',
+    requestSchema: DRAFT_BODY,
+    reply: 'json',
+    handle: (d, ctx, _param, body) => d.service.draftValidate(ctx, body),
+  },
+  {
+    id: 'draftExecute',
+    method: 'POST',
+    path: '/api/v1/draft/execute',
+    permission: 'execute',
+    requestSchema: {
+      type: 'object',
+      properties: { ...DRAFT_PROPERTIES, ...(EXECUTE_BODY.properties ?? {}), now: { type: 'string', description: 'the time now() reads (ISO 8601)' } },
+      required: ['ruleset', 'input'],
+    },
+    reply: 'text',
+    handle: (d, ctx, _param, body) => draftExecuteAnswer(d.service, ctx, body),
+  },
+  {
+    id: 'draftFilter',
+    method: 'POST',
+    path: '/api/v1/draft/filter',
+    permission: 'execute',
+    requestSchema: { type: 'object', description: 'a filter request with the document as "ruleset"', properties: DRAFT_PROPERTIES, required: ['ruleset'] },
+    reply: 'json',
+    handle: (d, ctx, _param, body) => d.service.draftFilter(ctx, body),
+  },
+  {
+    id: 'draftTest',
+    method: 'POST',
+    path: '/api/v1/draft/test',
+    permission: 'execute',
+    requestSchema: {
+      type: 'object',
+      properties: { ...DRAFT_PROPERTIES, tests: { type: 'array', items: OBJECT, description: "tests to run instead of the document's own" } },
+      required: ['ruleset'],
+    },
+    reply: 'json',
+    handle: (d, ctx, _param, body) => d.service.draftTest(ctx, body),
   },
   // ------------------------------------------------------------- execution
   // NOTE (speed): execute and eval are hot: their plain requests are answered by the hot

@@ -25,6 +25,8 @@ import { RuleService } from '../../../src/service/rule-service.js';
 import { DISABLED_SIGNATURE_POLICY } from '../../../src/signing/index.js';
 import { FileStore, MemoryStore, type RuleStore, type RwLock } from '../../../src/store/index.js';
 import { buildHttpApp } from '../../../src/transport/http/app.js';
+import type { HttpAuth } from '../../../src/transport/http/auth.js';
+import type { BehaviorFn } from '../../../src/change/index.js';
 import { parseJsonLines } from '../../helpers/json-lines.js';
 
 /** Options of `makeHarness`. */
@@ -46,6 +48,10 @@ export interface HarnessOptions {
   lock?: RwLock;
   /** Readiness lock wait (default 2000 ms as in SPEC.md). */
   readyLockTimeoutMs?: number;
+  /** Authentication (EXTENSIONS.md 1); absent: off. */
+  auth?: HttpAuth;
+  /** The behavioural diff behind the diff route's `behavior` (EXTENSIONS.md 4); absent: null. */
+  behavior?: BehaviorFn;
 }
 
 /** A ready app and everything behind it. */
@@ -116,6 +122,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
       logger: silentLogger(),
       clock: () => performance.now(),
       now: Date.now,
+      ...(options.behavior ? { behavior: options.behavior } : {}),
     },
   );
   await store.load(service.prepareFile);
@@ -125,6 +132,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     debugMode: false,
     multiTenancy: false,
+    ...(options.auth ? { auth: options.auth } : {}),
     ...(metrics ? { metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }) } : {}),
   });
   let fastifyRequests = 0;

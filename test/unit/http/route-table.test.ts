@@ -50,6 +50,13 @@ const CONTRACT: Record<string, Permission> = {
   'GET /api/v1/data/:name': 'read',
   'PUT /api/v1/data/:name': 'write',
   'DELETE /api/v1/data/:name': 'write',
+  // Judging a change (EXTENSIONS.md 4): drafts and impact execute, the diff reads.
+  'POST /api/v1/draft/validate': 'execute',
+  'POST /api/v1/draft/execute': 'execute',
+  'POST /api/v1/draft/filter': 'execute',
+  'POST /api/v1/draft/test': 'execute',
+  'POST /api/v1/rulesets/:name/diff': 'read',
+  'POST /api/v1/rulesets/:name/impact': 'execute',
 };
 
 const key = (r: Route): string => `${r.method} ${r.path}`;
