@@ -23,6 +23,7 @@ const LAYER: Readonly<Record<string, number>> = {
   service: 4,
   auth: 4,
   analysis: 4,
+  change: 4,
   cluster: 4,
   sync: 5,
   transport: 6,
@@ -30,7 +31,7 @@ const LAYER: Readonly<Record<string, number>> = {
   bin: 7,
 };
 /** Layers that must stay pure: data in, data out. */
-const PURE = ['expr', 'ruleset', 'filter', 'analysis'];
+const PURE = ['expr', 'ruleset', 'filter', 'analysis', 'change'];
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 

@@ -1,0 +1,104 @@
+/**
+ * Witnesses of the behavioural diff (EXTENSIONS.md 4): an input built from a region's leaves
+ * (the literals of a conjunction without disjunctions solved field by field, analysis/witness.ts)
+ * and kept only when executing both versions on it gives the region's two codes.
+ */
+import { inputFor, setPath, type Input } from '../analysis/witness.js';
+import type { JsonValue, Node } from '../expr/ast.js';
+import { renderPath } from '../expr/index.js';
+import type { Path } from '../filter/simplify.js';
+import { ExecutionError, execute, stepExpressions, type CompiledRuleset } from '../ruleset/index.js';
+
+/** Candidate inputs tried per region (each is two executions). */
+const MAX_TRIES = 12;
+
+/** Values given, in turn, to the fields a leaf leaves open (opaque conditions), after null. */
+const FILLERS: readonly JsonValue[] = Object.freeze([0, '', false, 1, 'x', true]);
+
+const EXEC = Object.freeze({ clock: () => 0, timeoutMs: 0, maxSteps: 10_000 });
+
+/** The code `compiled` gives for `input`, or null when the execution fails. */
+export function codeOf(compiled: CompiledRuleset, input: Input): string | null {
+  // NOTE (speed): failed candidates are common; their stack traces are never read.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return execute(compiled, input, EXEC).code;
+  } catch (err) {
+    if (err instanceof ExecutionError) return null;
+    throw err;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/** What the witness search of one diff shares: both versions and the fields they read. */
+export class WitnessSearch {
+  /** Every input path either version reads, deepest first (a filler never blocks a deeper path). */
+  private readonly fields: readonly string[];
+  /** Fields present in every candidate: all of them when a version is strict (a missing field fails there). */
+  private readonly fill: readonly string[];
+
+  constructor(
+    private readonly from: CompiledRuleset,
+    private readonly to: CompiledRuleset,
+  ) {
+    const set = new Set<string>();
+    for (const c of [from, to]) for (const step of c.steps.values()) for (const e of stepExpressions(step)) collectPaths(e.ast, set);
+    this.fields = [...set].sort((a, b) => b.length - a.length);
+    this.fill = from.fieldMissing === 'strict' || to.fieldMissing === 'strict' ? this.fields : [];
+  }
+
+  /** An input on which the old version gives `fromCode` and the new one `toCode`, or null. */
+  find(leaves: readonly Path[], fromCode: string, toCode: string): Input | null {
+    let tries = 0;
+    for (const leaf of leaves) {
+      const base = inputFor(leaf, this.fill);
+      if (base === undefined) continue;
+      for (const candidate of this.variants(base)) {
+        if (++tries > MAX_TRIES) return null;
+        if (codeOf(this.from, candidate) === fromCode && codeOf(this.to, candidate) === toCode) return candidate;
+      }
+    }
+    return null;
+  }
+
+  /** The leaf's input, then the same with the fields it leaves open set to a few plain values. */
+  private *variants(base: Input): Generator<Input> {
+    yield base;
+    for (const v of FILLERS) {
+      const input = structuredClone(base);
+      for (const f of this.fields) setPath(input, f, v, true);
+      yield input;
+    }
+  }
+}
+
+/** Input paths an expression reads. */
+function collectPaths(n: Node, out: Set<string>): void {
+  switch (n.kind) {
+    case 'path':
+      if (n.scope === 'input') out.add(renderPath(n));
+      return;
+    case 'literal':
+      return;
+    case 'array':
+      for (const i of n.items) collectPaths(i, out);
+      return;
+    case 'unary':
+      collectPaths(n.operand, out);
+      return;
+    case 'binary':
+      collectPaths(n.left, out);
+      collectPaths(n.right, out);
+      return;
+    case 'if':
+      collectPaths(n.cond, out);
+      collectPaths(n.then, out);
+      collectPaths(n.else, out);
+      return;
+    case 'call':
+      for (const x of n.args) collectPaths(x, out);
+      return;
+  }
+}
