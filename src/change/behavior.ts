@@ -140,8 +140,7 @@ function diff(from: CompiledRuleset, to: CompiledRuleset, options: BehaviouralDi
       }
       const tree = regionTree(found);
       exact &&= tree.exact;
-      const leaves = found.flatMap((r) => r.leaves);
-      const witness = witnesses === null ? null : witnesses.find(leaves, a, b);
+      const witness = witnesses === null ? null : witnesses.find(found, a, b);
       regions.push({ from_code: a, to_code: b, condition: tree.condition, sql: tree.sql, witness });
     }
   }

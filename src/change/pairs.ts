@@ -11,7 +11,7 @@
  * or a disjunction of one whose every part is negated by the other.
  */
 import { solve } from '../analysis/solve.js';
-import { keyOf, negate, type Pred } from '../filter/predicate.js';
+import { keyOf, negate, or, type Pred } from '../filter/predicate.js';
 import { conjoin, finishPath, type Path } from '../filter/simplify.js';
 
 /** A path with the keys of its conditions and of their negations. */
@@ -48,7 +48,9 @@ function refutes(a: IndexedPath, b: IndexedPath): boolean {
 export interface PairRegion {
   readonly path: Path;
   /** Conjunctions without disjunctions that imply `path` (witness candidates), first ones first. */
-  readonly leaves: readonly Path[];
+  leaves: readonly Path[];
+  /** True once up to `LEAVES` leaves were searched (`moreLeaves`); before, only the first one. */
+  searched: boolean;
 }
 
 /** Leaves kept per pair for the witness search. */
@@ -58,23 +60,69 @@ const SOLVE_BUDGET = 128;
 
 /**
  * The conjunction of `a` and `b`, or null when it is proved empty: contradicting conditions
- * (keys, then the filter's per-field reduction), or a case split whose every leaf contradicts
- * itself (a condition and its negation, opaque ones included).
+ * (keys, then the filter's per-field reduction and unit propagation), or a case split whose every
+ * leaf contradicts itself (a condition and its negation, opaque ones included).
+ *
+ * NOTE (speed): a condition of `b` already in `a` (same key) is not conjoined again (A ∧ A = A):
+ * two versions share most conditions. The case split stops at its first leaf; more leaves are
+ * searched only when the witness search asks (`moreLeaves`).
  */
 export function conjoinPair(a: IndexedPath, b: IndexedPath): PairRegion | null {
   if (refutes(a, b) || refutes(b, a)) return null;
   let cur: Path | null = a.path;
   for (const c of b.path) {
+    if (a.keys.has(keyOf(c))) continue;
     cur = conjoin(cur, c);
     if (cur === null) return null;
   }
   cur = finishPath(cur);
+  if (cur !== null) cur = propagate(cur);
   if (cur === null) return null;
+  const first = solve(cur, 1, SOLVE_BUDGET);
+  if (first.unsat) return null;
+  if (!first.leaves.some(selfContradicts)) return { path: cur, leaves: first.leaves, searched: false };
   const sol = solve(cur, LEAVES, SOLVE_BUDGET);
-  if (sol.unsat) return null;
   const leaves = sol.leaves.filter((l) => !selfContradicts(l));
   if (leaves.length === 0 && sol.complete) return null;
-  return { path: cur, leaves };
+  return { path: cur, leaves, searched: true };
+}
+
+/** Fills `region.leaves` with up to `LEAVES` leaves that do not contradict themselves. */
+export function moreLeaves(region: PairRegion): void {
+  if (region.searched) return;
+  region.leaves = solve(region.path, LEAVES, SOLVE_BUDGET).leaves.filter((l) => !selfContradicts(l));
+  region.searched = true;
+}
+
+/** Rounds of `propagate` (each one narrows at least one disjunction). */
+const PROPAGATE_ROUNDS = 16;
+
+/**
+ * Unit propagation over the disjunctions of a path: a part that contradicts the rest of the path
+ * is dropped from its disjunction; a disjunction left with one part becomes that part (conjoined,
+ * so the per-field reduction sees it); none left proves the path empty. NOTE: `finishPath` only
+ * decides a part from the path's literals by key (`x > 360` against `!(x > 360)`), not
+ * `x > 360` against `x <= 360 && x > 240` after the per-field reduction rewrote the literals;
+ * `conjoin` of the part does, and without this the case split (analysis/solve.ts) may spend its
+ * budget on the other disjunctions first.
+ */
+function propagate(path: Path): Path | null {
+  let cur = path;
+  for (let round = 0; round < PROPAGATE_ROUNDS; round++) {
+    let next: Path | null | undefined;
+    for (let i = 0; i < cur.length && next === undefined; i++) {
+      const c = cur[i]!;
+      if (c.type !== 'or') continue;
+      const rest = [...cur.slice(0, i), ...cur.slice(i + 1)];
+      const kept = c.conditions.filter((d) => conjoin(rest, d) !== null);
+      if (kept.length === 0) return null;
+      if (kept.length < c.conditions.length) next = conjoin(rest, or(kept));
+    }
+    if (next === undefined) return cur;
+    if (next === null) return null;
+    cur = next;
+  }
+  return cur;
 }
 
 /**

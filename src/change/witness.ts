@@ -8,9 +8,13 @@ import type { JsonValue, Node } from '../expr/ast.js';
 import { renderPath } from '../expr/index.js';
 import type { Path } from '../filter/simplify.js';
 import { ExecutionError, execute, stepExpressions, type CompiledRuleset } from '../ruleset/index.js';
+import { moreLeaves, type PairRegion } from './pairs.js';
 
-/** Candidate inputs tried per region (each is two executions). */
-const MAX_TRIES = 12;
+/** Candidate inputs tried per region (each is at most two executions). */
+const MAX_TRIES = 16;
+/** Pairs whose first leaf is tried, then pairs searched for more leaves, per region. */
+const FIRST_LEAF_PAIRS = 8;
+const MORE_LEAF_PAIRS = 2;
 
 /** Values given, in turn, to the fields a leaf leaves open (opaque conditions), after null. */
 const FILLERS: readonly JsonValue[] = Object.freeze([0, '', false, 1, 'x', true]);
@@ -49,16 +53,34 @@ export class WitnessSearch {
     this.fill = from.fieldMissing === 'strict' || to.fieldMissing === 'strict' ? this.fields : [];
   }
 
-  /** An input on which the old version gives `fromCode` and the new one `toCode`, or null. */
-  find(leaves: readonly Path[], fromCode: string, toCode: string): Input | null {
-    let tries = 0;
-    for (const leaf of leaves) {
-      const base = inputFor(leaf, this.fill);
-      if (base === undefined) continue;
-      for (const candidate of this.variants(base)) {
-        if (++tries > MAX_TRIES) return null;
-        if (codeOf(this.from, candidate) === fromCode && codeOf(this.to, candidate) === toCode) return candidate;
+  /**
+   * An input on which the old version gives `fromCode` and the new one `toCode`, or null: the
+   * first leaf of the region's first pairs, then more leaves of its first two pairs.
+   */
+  find(pairs: readonly PairRegion[], fromCode: string, toCode: string): Input | null {
+    const budget = { tries: MAX_TRIES };
+    for (const pair of pairs.slice(0, FIRST_LEAF_PAIRS)) {
+      const leaf = pair.leaves[0];
+      const found = leaf === undefined ? null : this.tryLeaf(leaf, fromCode, toCode, budget);
+      if (found !== null || budget.tries <= 0) return found;
+    }
+    for (const pair of pairs.slice(0, MORE_LEAF_PAIRS)) {
+      if (pair.searched) continue;
+      moreLeaves(pair);
+      for (const leaf of pair.leaves.slice(1)) {
+        const found = this.tryLeaf(leaf, fromCode, toCode, budget);
+        if (found !== null || budget.tries <= 0) return found;
       }
+    }
+    return null;
+  }
+
+  private tryLeaf(leaf: Path, fromCode: string, toCode: string, budget: { tries: number }): Input | null {
+    const base = inputFor(leaf, this.fill);
+    if (base === undefined) return null;
+    for (const candidate of this.variants(base)) {
+      if (--budget.tries < 0) return null;
+      if (codeOf(this.from, candidate) === fromCode && codeOf(this.to, candidate) === toCode) return candidate;
     }
     return null;
   }
