@@ -75,7 +75,12 @@ export function conjoinPair(a: IndexedPath, b: IndexedPath): PairRegion | null {
     cur = conjoin(cur, c);
     if (cur === null) return null;
   }
-  cur = finishPath(cur);
+  return settle(cur);
+}
+
+/** Final reduction and emptiness check of a conjunction (see `conjoinPair`). */
+function settle(path: Path): PairRegion | null {
+  let cur = finishPath(path);
   if (cur !== null) cur = propagate(cur);
   if (cur === null) return null;
   const first = solve(cur, 1, SOLVE_BUDGET);
@@ -114,7 +119,8 @@ function propagate(path: Path): Path | null {
       const c = cur[i]!;
       if (c.type !== 'or') continue;
       const rest = [...cur.slice(0, i), ...cur.slice(i + 1)];
-      const kept = c.conditions.filter((d) => conjoin(rest, d) !== null);
+      const keys = new Set(rest.map(keyOf));
+      const kept = c.conditions.filter((d) => !negatedIn(d, keys) && conjoin(rest, d) !== null);
       if (kept.length === 0) return null;
       if (kept.length < c.conditions.length) next = conjoin(rest, or(kept));
     }
@@ -123,6 +129,15 @@ function propagate(path: Path): Path | null {
     cur = next;
   }
   return cur;
+}
+
+/**
+ * True when the negation of `d`, or of one of its conjuncts, is among `keys`. NOTE: for the
+ * opaque (`unsupported`) conditions, which `conjoin` keeps side by side with their negations.
+ */
+function negatedIn(d: Pred, keys: ReadonlySet<string>): boolean {
+  if (keys.has(keyOf(negate(d)))) return true;
+  return d.type === 'and' && d.conditions.some((x) => keys.has(keyOf(negate(x))));
 }
 
 /**
