@@ -233,3 +233,15 @@ test('reference data: opaque by default (exact false), folded when a snapshot is
   );
   assert.equal(d.exact, true);
 });
+
+test('identical long rulesets are equivalent: a contradiction behind many disjunctions is found (unit propagation)', () => {
+  // Every path past stage i carries the disjunction `!(x_i > 1) || !(y_i < 2)`; the path to D at
+  // the first stage carries `t > 360 || t < 6`, which the last stage's `t <= 360 && t > 240`
+  // contradicts only once each part is conjoined (the literals were rewritten by the reduction).
+  const steps: Steps = { first: decide([['t > 360 || t < 6', 'd']], 's0') };
+  for (let i = 0; i < 16; i++) steps[`s${i}`] = decide([[`x${i} > 1 && y${i} < 2`, 'r']], i === 15 ? 'last' : `s${i + 1}`);
+  steps['last'] = decide([['t > 240', 'r2']], 'ok');
+  Object.assign(steps, { d: terminal('D'), r: terminal('R'), r2: terminal('R2'), ok: terminal('OK') });
+  const d = behaviouralDiff(ruleset(steps), ruleset(structuredClone(steps)));
+  assert.deepEqual(d, { equivalent: true, exact: true, truncated: false, regions: [] });
+});
