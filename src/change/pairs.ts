@@ -99,8 +99,8 @@ export function moreLeaves(region: PairRegion): void {
   region.searched = true;
 }
 
-/** Rounds of `propagate` (each one narrows at least one disjunction). */
-const PROPAGATE_ROUNDS = 16;
+/** Passes of `propagate` (each one narrows at least one disjunction). */
+const PROPAGATE_ROUNDS = 8;
 
 /**
  * Unit propagation over the disjunctions of a path: a part that contradicts the rest of the path
@@ -114,19 +114,24 @@ const PROPAGATE_ROUNDS = 16;
 function propagate(path: Path): Path | null {
   let cur = path;
   for (let round = 0; round < PROPAGATE_ROUNDS; round++) {
-    let next: Path | null | undefined;
-    for (let i = 0; i < cur.length && next === undefined; i++) {
+    let changed = false;
+    let keys = new Set(cur.map(keyOf));
+    // NOTE (speed): one pass narrows every disjunction it can; positions move when one changes,
+    // so a pass may miss one, and the next pass sees it.
+    for (let i = 0; i < cur.length; i++) {
       const c = cur[i]!;
       if (c.type !== 'or') continue;
       const rest = [...cur.slice(0, i), ...cur.slice(i + 1)];
-      const keys = new Set(rest.map(keyOf));
       const kept = c.conditions.filter((d) => !negatedIn(d, keys) && conjoin(rest, d) !== null);
       if (kept.length === 0) return null;
-      if (kept.length < c.conditions.length) next = conjoin(rest, or(kept));
+      if (kept.length === c.conditions.length) continue;
+      const next = conjoin(rest, or(kept));
+      if (next === null) return null;
+      cur = next;
+      keys = new Set(cur.map(keyOf));
+      changed = true;
     }
-    if (next === undefined) return cur;
-    if (next === null) return null;
-    cur = next;
+    if (!changed) return cur;
   }
   return cur;
 }
