@@ -28,12 +28,18 @@ const CODES = ['A', 'B', 'C', 'D'];
 /** One mutation of `doc` of the given kind (falls back to a changed condition when the kind does not apply). */
 export function mutate(doc: RulesetDoc, rng: Rng, kind: MutationKind): Mutation {
   const copy = structuredClone(doc);
+  // Mostly a step the entry reaches (a change elsewhere changes nothing).
+  const live = reachable(copy);
+  const pickStep = <T>(entries: [string, T][]): [string, T] => {
+    const reached = entries.filter(([id]) => live.has(id));
+    return rng.pick(reached.length > 0 && rng.chance(0.9) ? reached : entries);
+  };
   switch (kind) {
     case 'rename':
       return { doc: renameSteps(copy), kind, note: 'every step renamed' };
     case 'code': {
       const terminals = Object.entries(copy.steps).filter(([, s]) => s.type === 'terminal');
-      const [id, step] = rng.pick(terminals);
+      const [id, step] = pickStep(terminals);
       const t = step as Extract<StepDoc, { type: 'terminal' }>;
       const code = rng.pick(CODES.filter((c) => c !== t.result.code));
       const note = `terminal ${id}: code ${t.result.code} -> ${code}`;
@@ -43,7 +49,7 @@ export function mutate(doc: RulesetDoc, rng: Rng, kind: MutationKind): Mutation 
     case 'reorder': {
       const decisions = decisionsOf(copy).filter(([, s]) => s.branches.length > 1);
       if (decisions.length > 0) {
-        const [id, step] = rng.pick(decisions);
+        const [id, step] = pickStep(decisions);
         step.branches.reverse();
         return { doc: copy, kind, note: `branches of ${id} reversed` };
       }
@@ -52,7 +58,7 @@ export function mutate(doc: RulesetDoc, rng: Rng, kind: MutationKind): Mutation 
     case 'condition': {
       const decisions = decisionsOf(copy);
       if (decisions.length === 0) return mutate(doc, rng, 'code');
-      const [id, step] = rng.pick(decisions);
+      const [id, step] = pickStep(decisions);
       const i = rng.int(step.branches.length);
       const before = step.branches[i]!.condition;
       const after = mutateCondition(before, rng);
@@ -60,6 +66,26 @@ export function mutate(doc: RulesetDoc, rng: Rng, kind: MutationKind): Mutation 
       return { doc: copy, kind, note: `${id}.branches[${i}]: ${before}  ->  ${after}` };
     }
   }
+}
+
+/** The steps the entry step reaches. */
+function reachable(doc: RulesetDoc): Set<string> {
+  const seen = new Set<string>();
+  const stack = [doc.config.entry_step];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    const s = doc.steps[id];
+    if (seen.has(id) || s === undefined) continue;
+    seen.add(id);
+    if (s.type === 'decision') stack.push(...s.branches.map((b) => b.next_step), ...(s.default_next === undefined ? [] : [s.default_next]));
+    else if (s.type === 'action') stack.push(s.next_step);
+    else if (s.type === 'table')
+      stack.push(
+        ...s.rows.flatMap((r) => (r.next_step === undefined ? [] : [r.next_step])),
+        ...[s.default_next, s.next_step].filter((x): x is string => x !== undefined),
+      );
+  }
+  return seen;
 }
 
 function decisionsOf(doc: RulesetDoc): [string, Extract<StepDoc, { type: 'decision' }>][] {
