@@ -3,8 +3,8 @@
  * docs/behavioral-diff.md): every region of the input space where the old version gives code `a`
  * and the new one code `b ≠ a`, as a predicate tree (the filter's `json` format, fields named by
  * their rule paths) and SQL text (the filter's default column mapping), with a witness input
- * checked by executing both versions. Pure: no `node:*` imports, no clock (the time `now()` reads
- * comes in as an option).
+ * checked by executing both versions. Pure: no `node:*` imports; the time `now()` reads comes in
+ * as an option, else it is the engine's clock (expr/dates.ts) read once.
  *
  * How: the filter's path planner (filter/planner.ts) collects, per code of each version, every
  * path to a terminal with that code, with nothing known (every input field is a column). For each
@@ -12,12 +12,12 @@
  * each conjunction simplified and dropped when proved empty (pairs.ts), the survivors merged with
  * the filter's path simplification (filter/merge-paths.ts).
  *
- * Failures (DECISIONS in docs/decisions.md "Behavioural diff: inputs on which a version fails"):
+ * Failures (docs/decisions.md "Behavioural diff: inputs on which a version fails"):
  * a path reaches a terminal only where every expression on it evaluates, so an input on which
  * either version fails (an evaluation error, no matching branch, a loop to the step limit) is in
  * no region: regions compare codes, as the filter selects codes.
  *
- * Limits: `max_paths` paths per code and version, `max_pairs` path pairs examined, `max_regions`
+ * Limits: `maxPaths` paths per code and version, `maxPairs` path pairs examined, `maxRegions`
  * regions; hitting one sets `truncated` (the regions are then incomplete and `exact` is false).
  */
 import { canonicalDate, nowState, setRequestNow } from '../expr/dates.js';
