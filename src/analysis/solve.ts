@@ -15,6 +15,12 @@ export interface Solution {
   readonly unsat: boolean;
   /** Candidate conjunctions without disjunctions, in search order (at most `maxLeaves`). */
   readonly leaves: readonly Path[];
+  /**
+   * True when `leaves` are all the leaves of the conjunction: the search ended neither at
+   * `maxLeaves` nor at the budget (the behavioural diff reads it to drop a region whose every
+   * leaf contradicts itself, change/behavior.ts).
+   */
+  readonly complete: boolean;
 }
 
 /** Default bound on the paths the case split visits. */
@@ -31,13 +37,13 @@ export function solve(preds: readonly Pred[], maxLeaves = 1, budget = DEFAULT_BU
   const leaves: Path[] = [];
   let visits = 0;
   while (stack.length > 0) {
-    if (++visits > budget) return { unsat: false, leaves };
+    if (++visits > budget) return { unsat: false, leaves, complete: false };
     const path = finishPath(stack.pop()!);
     if (path === null) continue;
     const i = path.findIndex((c) => c.type === 'or');
     if (i < 0) {
       leaves.push(path);
-      if (leaves.length >= maxLeaves) return { unsat: false, leaves };
+      if (leaves.length >= maxLeaves && stack.length > 0) return { unsat: false, leaves, complete: false };
       continue;
     }
     const split = path[i]!;
@@ -49,7 +55,7 @@ export function solve(preds: readonly Pred[], maxLeaves = 1, budget = DEFAULT_BU
       if (next !== null) stack.push(next);
     }
   }
-  return { unsat: leaves.length === 0, leaves };
+  return { unsat: leaves.length === 0, leaves, complete: true };
 }
 
-const UNSAT: Solution = Object.freeze({ unsat: true, leaves: Object.freeze([]) });
+const UNSAT: Solution = Object.freeze({ unsat: true, leaves: Object.freeze([]), complete: true });

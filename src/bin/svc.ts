@@ -65,13 +65,11 @@ program
 
 program
   .command('diff')
-  .description('structural changes from one rule file to another, as POST /api/v1/rulesets/:name/diff would (exit 0 none, 1 some, 2 error)')
+  .description('structural and behavioural changes from one rule file to another, as POST /api/v1/rulesets/:name/diff would (exit 0 none, 1 some, 2 error)')
   .argument('<old>', 'the old rule file (.json, .yaml, .yml, .svc)')
   .argument('<new>', 'the new rule file')
   .option('--json', 'print the answer of the diff route ({changes, behavior}) instead of lines', false)
   .action((oldFile: string, newFile: string, opts: { json: boolean }) => {
-    // NOTE (EXTENSIONS.md 4 "Behavioural diff"): the seam: pass the behavioural diff as the
-    // fifth argument once it exists; until then `behavior` is null.
     run = async () => diffCommand(oldFile, newFile, opts);
   });
 

@@ -3,6 +3,7 @@
  * structural diff, the seam of the behavioural diff, and impact over inputs. Types only.
  */
 import type { JsonValue } from '../expr/ast.js';
+import type { DataSnapshot } from '../expr/index.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
 
 /** What happened at one path: present only in `b` (`add`), only in `a` (`remove`), or different (`change`). */
@@ -36,7 +37,7 @@ export interface Behavior {
  * The seam of the behavioural diff: given, the diff answer's `behavior` is its result; absent,
  * `behavior` is null (the structural diff still answers).
  */
-export type BehaviorFn = (from: CompiledRuleset, to: CompiledRuleset) => Behavior;
+export type BehaviorFn = (from: CompiledRuleset, to: CompiledRuleset, options: { readonly data?: DataSnapshot | null }) => Behavior;
 
 /** One transition counted by `impact`: how many inputs went from outcome `from` to outcome `to`. */
 export interface ImpactTransition {

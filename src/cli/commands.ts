@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { structuralDiff, type Behavior, type BehaviorFn, type StructuralChange } from '../change/index.js';
+import { behaviouralDiff, structuralDiff, type Behavior, type BehaviorFn, type StructuralChange } from '../change/index.js';
 import { compileDraft } from '../service/change-service.js';
 import { ServiceError } from '../service/errors.js';
 import type { RuleService } from '../service/rule-service.js';
@@ -85,14 +85,20 @@ export function filterCommand(
  * `svc diff OLD NEW [--json]` (EXTENSIONS.md 4, docs/cli.md): the structural changes from one
  * rule file to another, offline, as `POST /api/v1/rulesets/:name/diff` answers them. Exit 0: no
  * change; 1: changes; 2: an unreadable file or an invalid document (its problems on stderr).
- * `behavior`: the behavioural diff, when the caller wires it (src/bin/svc.ts); without it the
- * JSON answer's `behavior` is null and the text output has no behaviour line.
+ * `behavior`: the behavioural diff (../change/behavior.ts; offline, datasets are opaque);
+ * `undefined` leaves it out (the JSON answer's `behavior` is null, no behaviour line).
  */
-export function diffCommand(oldFile: string, newFile: string, opts: { json?: boolean }, o: Output = STDIO, behavior?: BehaviorFn): number {
+export function diffCommand(
+  oldFile: string,
+  newFile: string,
+  opts: { json?: boolean },
+  o: Output = STDIO,
+  behavior: BehaviorFn | undefined = behaviouralDiff,
+): number {
   const from = diffSide(oldFile);
   const to = diffSide(newFile);
   const changes = structuralDiff(from.doc, to.doc);
-  const answer = { changes, behavior: behavior === undefined ? null : behavior(from, to) };
+  const answer = { changes, behavior: behavior === undefined ? null : behavior(from, to, {}) };
   if (opts.json === true) o.out(`${JSON.stringify(answer)}\n`);
   else o.out(diffText(answer.changes, answer.behavior));
   return changes.length === 0 ? EXIT_OK : EXIT_FAILED;

@@ -5,10 +5,16 @@
 import type { Residual } from './partial-eval.js';
 import { isArithmetic } from './guard.js';
 
-/** Why `left op right` cannot be expressed, for the 500 message. */
+/**
+ * Why `left op right` cannot be expressed, for the 500 message. NOTE: the text is also the
+ * identity of the `unsupported` condition (predicate.ts `keyOf`): the simplifier merges a path
+ * where it holds with one where its negation holds, so two different conditions must never get
+ * the same text (`a == b` and `a >= b` once did, and `a == b` to A, else `a >= b` to B, else A
+ * filtered as "always A").
+ */
 export function describeComparison(op: string, left: Residual, right: Residual): string {
   const whole = show({ kind: 'binary', op: op as '==', left, right });
-  if (left.kind === 'field' && right.kind === 'field') return `comparison between two unknown fields '${left.path}' and '${right.path}'`;
+  if (left.kind === 'field' && right.kind === 'field') return `comparison between two unknown fields '${left.path}' and '${right.path}' in ${whole}`;
   if (isArithmetic(left) || isArithmetic(right)) return `arithmetic on unknown fields in ${whole}`;
   const fn = left.kind === 'call' ? left : right.kind === 'call' ? right : null;
   if (fn !== null) return `function ${show(fn)} on unknown fields in ${whole}`;

@@ -151,7 +151,10 @@ export class ChangeService {
     const to = await this.side(ctx, rec, b['to'], 'to');
     const changes = structuralDiff(from.doc, to.doc);
     const behavior = this.deps.behavior;
-    return { changes, behavior: behavior === undefined ? null : behavior(from, to) };
+    if (behavior === undefined) return { changes, behavior: null };
+    // Reference data is folded like known input when either version reads it (or may, through a call).
+    const data = needsData(from) || needsData(to) ? (this.deps.data?.(ctx.tenant) ?? null) : null;
+    return { changes, behavior: behavior(from, to, data === null ? {} : { data }) };
   }
 
   /**

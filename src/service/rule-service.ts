@@ -25,7 +25,7 @@ import type { TestReport, TestRunOptions } from '../ruleset/testing.js';
 import { canonicalJson, checkSignature, decodeRuleFile, type SignaturePolicy } from '../signing/index.js';
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { PrepareFile, RuleFiles, RuleRecord, RuleStore, WriteOptions } from '../store/types.js';
-import type { BehaviorFn } from '../change/index.js';
+import { behaviouralDiff, type BehaviorFn } from '../change/index.js';
 import { analysisGate, analysisOf } from './analysis-gate.js';
 import { assertCallsAcyclic } from './call-graph.js';
 import { needsData } from './needs-data.js';
@@ -161,7 +161,8 @@ export class RuleService implements RuleServiceApi {
       record: (ctx, name, cost) => this.record(ctx, name, cost),
       history: () => deps.store.history,
       ...(deps.data ? { data: deps.data } : {}),
-      ...(deps.behavior ? { behavior: deps.behavior } : {}),
+      // The behavioural diff (../change/behavior.ts) unless the deps bring another.
+      behavior: deps.behavior ?? behaviouralDiff,
       callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
     });
   }

@@ -67,10 +67,10 @@ describe('svc diff', () => {
   it('the same rules (JSON and YAML, keys in another order): exit 0', () => {
     const r = svc(['diff', oldJson, oldYaml]);
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout, 'no structural changes\n');
+    assert.equal(r.stdout, 'no structural changes\nbehavior: equivalent (exact)\n');
     const json = svc(['diff', oldYaml, oldJson, '--json']);
     assert.equal(json.status, 0);
-    assert.deepEqual(JSON.parse(json.stdout), { changes: [], behavior: null });
+    assert.deepEqual(JSON.parse(json.stdout), { changes: [], behavior: { equivalent: true, exact: true, regions: [], truncated: false } });
   });
 
   it('changes: one line each, exit 1', () => {
@@ -85,6 +85,7 @@ describe('svc diff', () => {
         '- steps.reject: {"type":"terminal","result":{"code":"REJECT"}}',
         '+ steps.review: {"type":"terminal","result":{"code":"REVIEW"}}',
         '5 structural changes',
+        'behavior: 2 regions with different codes (exact)',
         '',
       ].join('\n'),
     );

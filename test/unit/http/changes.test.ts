@@ -214,13 +214,19 @@ describe('structural diff', () => {
     );
     const r = await h.request('POST', '/api/v1/rulesets/loan/diff', { from: 1, to: 'current' });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body, {
-      changes: [
-        { op: 'change', path: 'config.version', from: '1.0.0', to: '2.0.0' },
-        { op: 'change', path: 'steps.check.branches[0].condition', from: 'user.age >= 18', to: 'user.age >= 21' },
-      ],
-      behavior: null,
-    });
+    assert.deepEqual(r.body.changes, [
+      { op: 'change', path: 'config.version', from: '1.0.0', to: '2.0.0' },
+      { op: 'change', path: 'steps.check.branches[0].condition', from: 'user.age >= 18', to: 'user.age >= 21' },
+    ]);
+    // The behavioural diff: the ages 18, 19 and 20 change outcome; its witness shows one of them.
+    const behavior = r.body.behavior as { equivalent: boolean; exact: boolean; regions: Array<{ witness: { user: { age: number } } | null }> };
+    assert.equal(behavior.equivalent, false);
+    assert.equal(behavior.exact, true);
+    assert.ok(behavior.regions.length >= 1);
+    for (const region of behavior.regions) {
+      const age = region.witness?.user.age;
+      assert.ok(age !== undefined && age >= 18 && age < 21, JSON.stringify(region));
+    }
     const back = await h.request('POST', '/api/v1/rulesets/loan/diff', { from: 'current', to: 1 });
     assert.deepEqual(
       back.body.changes.map((c: { from: unknown; to: unknown }) => [c.from, c.to]),
@@ -229,7 +235,9 @@ describe('structural diff', () => {
         ['user.age >= 21', 'user.age >= 18'],
       ],
     );
-    assert.deepEqual((await h.request('POST', '/api/v1/rulesets/loan/diff', { from: 'current', to: 'current' })).body, { changes: [], behavior: null });
+    const same = (await h.request('POST', '/api/v1/rulesets/loan/diff', { from: 'current', to: 'current' })).body;
+    assert.deepEqual(same.changes, []);
+    assert.deepEqual(same.behavior, { equivalent: true, exact: true, regions: [], truncated: false });
   });
 
   it('a document on either side; an invalid one is 400 with problems naming the side', async () => {
