@@ -81,8 +81,10 @@ describe('call steps over HTTP', () => {
     assert.deepEqual(draft.body.problems, body['problems']);
   });
 
-  it("tests at create run the call; a failing one is 422 and the test route runs calls too", async () => {
-    const tested = loan({ tests: [{ name: 'big', input: { order: { amount: 101 } }, expect: { code: 'REJECT', path: 'ask -> risk/size -> risk/high -> decide -> no' } }] });
+  it('tests at create run the call; a failing one is 422 and the test route runs calls too', async () => {
+    const tested = loan({
+      tests: [{ name: 'big', input: { order: { amount: 101 } }, expect: { code: 'REJECT', path: 'ask -> risk/size -> risk/high -> decide -> no' } }],
+    });
     assert.equal((await h.request('POST', '/api/v1/rulesets', tested)).status, 200);
     const run = await h.request('POST', '/api/v1/rulesets/loan/test', {});
     assert.equal(run.body.passed, 1, JSON.stringify(run.body));

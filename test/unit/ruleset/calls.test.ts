@@ -111,7 +111,10 @@ test('a missing callee is CALL_FAILED naming it, at the call step', () => {
 test("a failure inside the callee keeps its code and is named from the caller's side", () => {
   const broken: RulesetDoc = {
     config: { name: 'risk', entry_step: 'size', field_missing: 'strict' },
-    steps: { size: { type: 'decision', branches: [{ condition: 'amount / 0 > 1', next_step: 't' }], default_next: 't' }, t: { type: 'terminal', result: { code: 'X' } } },
+    steps: {
+      size: { type: 'decision', branches: [{ condition: 'amount / 0 > 1', next_step: 't' }], default_next: 't' },
+      t: { type: 'terminal', result: { code: 'X' } },
+    },
   };
   const all = registry(broken, loan());
   const err = failure(() => execute(all.get('loan')!, { amount: 1 }, options(all, { trace: true })));
@@ -130,7 +133,10 @@ test('calls nest at most 8 deep: the 9th is CALL_FAILED', () => {
       steps:
         i === 9
           ? { s: { type: 'terminal', result: { code: 'BOTTOM' } } }
-          : { s: { type: 'call', ruleset: `r${i + 1}`, result: 'x', next_step: 't' }, t: { type: 'terminal', result: { code: 'UP' }, output: { below: '$x.code' } } },
+          : {
+              s: { type: 'call', ruleset: `r${i + 1}`, result: 'x', next_step: 't' },
+              t: { type: 'terminal', result: { code: 'UP' }, output: { below: '$x.code' } },
+            },
     });
   }
   const all = registry(...chain);
@@ -141,7 +147,10 @@ test('calls nest at most 8 deep: the 9th is CALL_FAILED', () => {
   assert.match(err.message, /call depth limit of 8/);
   assert.equal(err.stepId, 'r1/r2/r3/r4/r5/r6/r7/r8/s');
   // A call that loops back on itself at run time stops at the same limit.
-  const self = registry({ config: { name: 'a', entry_step: 's' }, steps: { s: { type: 'call', ruleset: 'b', result: 'x', next_step: 't' }, t: { type: 'terminal', result: { code: 'T' } } } });
+  const self = registry({
+    config: { name: 'a', entry_step: 's' },
+    steps: { s: { type: 'call', ruleset: 'b', result: 'x', next_step: 't' }, t: { type: 'terminal', result: { code: 'T' } } },
+  });
   self.set('b', self.get('a')!);
   assert.equal(failure(() => execute(self.get('a')!, {}, options(self))).code, 'CALL_FAILED');
 });
@@ -178,10 +187,16 @@ test("variables are the callee's own: the caller's are not visible in it, and it
 });
 
 test("a callee's now() is the execution's time, also when the caller itself does not read it", () => {
-  const clockRuleset: RulesetDoc = { config: { name: 'clock', entry_step: 't' }, steps: { t: { type: 'terminal', result: { code: 'T' }, output: { now: 'now()' } } } };
+  const clockRuleset: RulesetDoc = {
+    config: { name: 'clock', entry_step: 't' },
+    steps: { t: { type: 'terminal', result: { code: 'T' }, output: { now: 'now()' } } },
+  };
   const caller: RulesetDoc = {
     config: { name: 'c', entry_step: 'a' },
-    steps: { a: { type: 'call', ruleset: 'clock', result: 'x', next_step: 'b' }, b: { type: 'terminal', result: { code: 'B' }, output: { now: '$x.output.now' } } },
+    steps: {
+      a: { type: 'call', ruleset: 'clock', result: 'x', next_step: 'b' },
+      b: { type: 'terminal', result: { code: 'B' }, output: { now: '$x.output.now' } },
+    },
   };
   const all = registry(clockRuleset, caller);
   setRequestNow('2026-01-02T03:04:05.000Z');
@@ -209,8 +224,12 @@ test('validation: the call step fields, a ruleset calling itself, unknown keys',
   assert.deepEqual(problems({ ruleset: 'other', result: 'r' }), []);
   assert.deepEqual(problems({ result: 'r' }), ['steps.c.ruleset: required (the name of the ruleset to call)']);
   assert.deepEqual(problems({ ruleset: 'me', result: 'r' }), ['steps.c.ruleset: a ruleset must not call itself (call cycle: me -> me)']);
-  assert.deepEqual(problems({ ruleset: '.x', result: 'r' }), ["steps.c.ruleset: must be a ruleset name: 1-128 characters of A-Z a-z 0-9 _ - . and not start with '.'"]);
-  assert.deepEqual(problems({ ruleset: 'o', result: '1x' }), ['steps.c.result: must be a variable name: letters, digits and _, not starting with a digit (read as $name)']);
+  assert.deepEqual(problems({ ruleset: '.x', result: 'r' }), [
+    "steps.c.ruleset: must be a ruleset name: 1-128 characters of A-Z a-z 0-9 _ - . and not start with '.'",
+  ]);
+  assert.deepEqual(problems({ ruleset: 'o', result: '1x' }), [
+    'steps.c.result: must be a variable name: letters, digits and _, not starting with a digit (read as $name)',
+  ]);
   assert.deepEqual(problems({ ruleset: 'o' }), ['steps.c.result: required (the variable that receives {code, message, output})']);
   assert.deepEqual(problems({ ruleset: 'o', result: 'r', input: [] }), ["steps.c.input: must be an object mapping the callee's input keys to expressions"]);
   assert.deepEqual(problems({ ruleset: 'o', result: 'r', input: { a: 'x +' } }).length, 1);
