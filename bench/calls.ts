@@ -128,7 +128,17 @@ async function main(): Promise<void> {
   console.log(`calls: with a call step      ${c.toFixed(0)} ns/exec`);
   console.log(`calls: callee steps inlined  ${n.toFixed(0)} ns/exec`);
   console.log(`calls: added by the call     ${added.toFixed(0)} ns (target: at most 100 ns)`);
-  const summary = [timeRow('a call step into a 3-step ruleset, ns per execution', 'ns', round(c, 1), round(n, 1), 'the callee steps inlined', round((n + 100) / n, 3), `adds ${round(added, 1)} ns (target: at most 100 ns)`)];
+  const summary = [
+    timeRow(
+      'a call step into a 3-step ruleset, ns per execution',
+      'ns',
+      round(c, 1),
+      round(n, 1),
+      'the callee steps inlined',
+      round((n + 100) / n, 3),
+      `adds ${round(added, 1)} ns (target: at most 100 ns)`,
+    ),
+  ];
   printSummary(summary);
   writeReport({
     suite: 'calls',
