@@ -24,7 +24,7 @@
  */
 import type { BinaryOp } from '../expr/ast.js';
 import { compareAtom } from './atoms.js';
-import type { Residual } from './partial-eval.js';
+import { DATE_FUNCTIONS, type Residual } from './partial-eval.js';
 import { ALWAYS, NEVER, and, or, type Pred } from './predicate.js';
 
 /** The rows on which an expression evaluates without failing. */
@@ -55,8 +55,6 @@ const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%']);
 const COMPARISON: ReadonlySet<string> = new Set(['==', '!=', '<', '<=', '>', '>=']);
 /** Functions of one argument that return null exactly for null (docs/expressions.md "Null arguments"). */
 const NUMERIC_OF_NULL: ReadonlySet<string> = new Set(['abs', 'round', 'floor', 'ceil', 'len']);
-/** Date functions: they fail on a text that is not an ISO 8601 date (expr/dates.ts). */
-const DATE_FUNCTIONS: ReadonlySet<string> = new Set(['date', 'date_add', 'date_diff', 'year', 'month', 'day', 'weekday']);
 
 /** Conjunction of guards (both are evaluated). */
 export function both(a: Guard, b: Guard): Guard {
