@@ -8,7 +8,10 @@
  * field holds a value of the type the rule uses it with, or null):
  * - arithmetic (`+ - * / %`, unary `-`) on a null operand: guard `field IS NOT NULL`;
  * - division and modulo by a field that is 0: guard `field != 0`;
- * - an operand known to be of the wrong type (`x + true`, `x in 5`): never.
+ * - an operand known to be of the wrong type (`x + true`, `x in 5`): never;
+ * - a date function (`year(x)`, `date_add(x, n, u)`, ...) of an unknown field: on a text that is
+ *   not a date (docs/expressions.md "Dates"), which no condition on a text column can say: the
+ *   guard is left out (`exact: false`).
  *
  * NOTE (exactness): a guard that cannot be written as a predicate on columns (a divisor or an
  * operand computed by a function, `coalesce` with a failing later argument, a variable operand)
@@ -21,7 +24,7 @@
  */
 import type { BinaryOp } from '../expr/ast.js';
 import { compareAtom } from './atoms.js';
-import type { Residual } from './partial-eval.js';
+import { DATE_FUNCTIONS, type Residual } from './partial-eval.js';
 import { ALWAYS, NEVER, and, or, type Pred } from './predicate.js';
 
 /** The rows on which an expression evaluates without failing. */
@@ -110,7 +113,8 @@ export function guardOf(r: Residual, branches: BranchesOf): Guard {
       }
       let g = SAFE;
       for (const a of r.args) g = both(g, guardOf(a, branches));
-      return g;
+      // NOTE: a residual date call reads an unknown value: a text that is not a date fails it.
+      return DATE_FUNCTIONS.has(r.name) ? both(g, UNKNOWN) : g;
     }
   }
 }

@@ -89,10 +89,14 @@ function failure(err: unknown): Residual {
   throw err;
 }
 
+/** Date functions: they fail on a text that is not an ISO 8601 date (expr/dates.ts), whatever the column's type. */
+export const DATE_FUNCTIONS: ReadonlySet<string> = new Set(['date', 'date_add', 'date_diff', 'year', 'month', 'day', 'weekday']);
+
 /**
  * True when evaluating `r` may fail for some row: it contains a known failure, or arithmetic on
  * an unknown value (null, or a divisor of 0; guard.ts writes the rows where it does not fail),
- * or it reads an untracked variable (what it holds is not known; the answer is then not exact).
+ * or a date function of an unknown value (a text that is not a date), or it reads an untracked
+ * variable (what it holds is not known; the answer is then not exact).
  */
 export function canFail(r: Residual): boolean {
   switch (r.kind) {
@@ -111,7 +115,7 @@ export function canFail(r: Residual): boolean {
     case 'if':
       return canFail(r.cond) || canFail(r.then) || canFail(r.else);
     case 'call':
-      return r.args.some(canFail);
+      return DATE_FUNCTIONS.has(r.name) || r.args.some(canFail);
   }
 }
 

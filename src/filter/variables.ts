@@ -35,6 +35,34 @@ interface Entry {
 
 const OPAQUE: VarBinding = Object.freeze({ kind: 'opaque' });
 
+/**
+ * Deepest nesting of `if` forms in condition position a substituted residual may have.
+ * NOTE (speed): a condition distributes an `if` (`(if c then a else b) == v`) and builds both
+ * ways of `c`; an `if` inside `c` doubles that, so a value that feeds itself through a loop
+ * (`$n = if $n == 10 then 17 else age`) grows the work 2^k with the iterations k. Past this depth
+ * the value is bound untracked (the documented fallback: exact false); if-chains in `else`
+ * position (a `first` table's values) do not count.
+ */
+const MAX_COND_NESTING = 4;
+
+/** The deepest nesting of `if` forms inside `if` conditions in `r`. */
+function condNesting(r: Residual): number {
+  switch (r.kind) {
+    case 'if':
+      return Math.max(1 + condNesting(r.cond), condNesting(r.then), condNesting(r.else));
+    case 'unary':
+      return condNesting(r.operand);
+    case 'binary':
+      return Math.max(condNesting(r.left), condNesting(r.right));
+    case 'array':
+      return r.items.reduce((m, x) => Math.max(m, condNesting(x)), 0);
+    case 'call':
+      return r.args.reduce((m, x) => Math.max(m, condNesting(x)), 0);
+    default:
+      return 0;
+  }
+}
+
 /** The variables set on a path (immutable: `bind` returns a new environment). */
 export class VarEnv implements VarScope {
   /** No variable set. */
@@ -68,7 +96,8 @@ export class VarEnv implements VarScope {
     if (r.kind === 'value') return this.with(name, { binding: { kind: 'value', value: r.value }, key: `v${JSON.stringify(r.value)}` });
     // A value that reads an untracked variable (or is known to fail: the path ends there anyway).
     // NOTE (key): the same residual in the same state (this key) holds the same value on a row.
-    if (r.kind === 'error' || readsVariable(r)) return this.with(name, { binding: OPAQUE, key: `o${JSON.stringify(r)}@${this.key}` });
+    if (r.kind === 'error' || readsVariable(r) || condNesting(r) > MAX_COND_NESTING)
+      return this.with(name, { binding: OPAQUE, key: `o${JSON.stringify(r)}@${this.key}` });
     return this.with(name, { binding: { kind: 'residual', residual: r }, key: `r${JSON.stringify(r)}` });
   }
 

@@ -2,13 +2,18 @@
  * Reference interpreter of the expression language for tests: walks the syntax tree directly
  * with the generic semantics (semantics.ts), no folding, no specialisation. The compiled
  * closures must agree with it on every input (test/property/expr.test.ts, the golden cases).
+ * Reference data (`@name.path`) reads the current data snapshot as a plain object of datasets;
+ * the date functions are an independent implementation (date-reference.ts); `now()` answers the
+ * execution's time the test fixed (`setRequestNow`), else the one the compiled closure read first.
  */
 import type { JsonValue, Node, PathNode } from '../../src/expr/ast.js';
 import { dataState } from '../../src/expr/data-ref.js';
+import { nowState } from '../../src/expr/dates.js';
 import { ExprRuntimeError } from '../../src/expr/errors.js';
 import { renderPath } from '../../src/expr/render.js';
 import { callFunction } from '../../src/expr/functions.js';
 import { applyBinary, applyUnary, readPath, truthy } from '../../src/expr/semantics.js';
+import { isReferenceDateFunction, referenceDateCall } from './date-reference.js';
 
 /** Outcome of an evaluation: a value or a runtime error (code and message). */
 export type Outcome = { ok: true; value: JsonValue } | { ok: false; code: string; message: string };
@@ -82,8 +87,13 @@ export function referenceEvaluate(node: Node, input: unknown, vars: Record<strin
         }
         return null;
       }
+      if (node.name === 'now') {
+        if (nowState.current === null) throw new Error('reference: now() needs a fixed time (setRequestNow) or a compiled run first');
+        return nowState.current;
+      }
       const args: JsonValue[] = [];
       for (const a of node.args) args.push(ev(a));
+      if (isReferenceDateFunction(node.name)) return referenceDateCall(node.name, args);
       return callFunction(node.name, args);
     }
   }

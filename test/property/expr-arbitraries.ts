@@ -1,7 +1,9 @@
 /**
  * fast-check generators for the expression property tests: syntax trees the parser can produce
  * (for the render round-trip), evaluation-oriented trees over a small key vocabulary with
- * matching inputs (for compiled-vs-reference agreement), and token soup (for parser robustness).
+ * matching inputs (for compiled-vs-reference agreement), reference data (`@name.path` paths and
+ * dataset snapshots), date-function trees over ISO 8601 texts (valid, edge and invalid ones), and
+ * token soup (for parser robustness).
  */
 import fc from 'fast-check';
 import type { BinaryOp, JsonValue, Node } from '../../src/expr/ast.js';
@@ -83,7 +85,10 @@ export const parsableTree: fc.Arbitrary<Node> = tree({
 
 const KEYS = ['a', 'b', 'c', 'constructor', '__proto__', 'toString', 'length', '0', 'odd key', 'map', 'charAt', 'toFixed'];
 const VAR_NAMES = ['d', 'v', 'toString'];
-const STRINGS = ['', 'a', 'ab', 'b', 'A', '\uff5e', '😀', ' x '];
+// Two dates, so date functions in generic trees sometimes get a valid argument.
+const STRINGS = ['', 'a', 'ab', 'b', 'A', '\uff5e', '😀', ' x ', '2024-02-29', '2026-11-24T10:00:00Z'];
+/** Dataset names of the snapshots (`@name`), with an inherited-property name. */
+const DATA_NAMES = ['ref', 'r2', 'constructor'];
 
 const evalPrimitive = fc.oneof(
   fc.integer({ min: -3, max: 3 }),
@@ -106,6 +111,13 @@ export const evalPath: fc.Arbitrary<Node & { kind: 'path' }> = fc.oneof(
     arbitrary: fc
       .tuple(fc.constantFrom(...VAR_NAMES), fc.array(evalSegment, { maxLength: 2 }))
       .map(([head, rest]) => ({ kind: 'path', scope: 'var', segments: [head, ...rest], pos: 0 }) as const),
+  },
+  {
+    // Reference data (`@name.path`): the snapshot is evalData.
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...DATA_NAMES), fc.array(evalSegment, { maxLength: 2 }))
+      .map(([head, rest]) => ({ kind: 'path', scope: 'data', segments: [head, ...rest], pos: 0 }) as const),
   },
 );
 
@@ -133,6 +145,133 @@ export const evalVars: fc.Arbitrary<Record<string, JsonValue> | null> = fc.optio
   fc.array(fc.tuple(fc.constantFrom(...VAR_NAMES), evalInput), { maxLength: 3 }).map((e) => Object.fromEntries(e) as Record<string, JsonValue>),
   { nil: null },
 );
+
+/** A dataset snapshot for `@name` reads (or none: every `@` read is missing). */
+export const evalData: fc.Arbitrary<Map<string, JsonValue> | null> = fc.option(
+  fc.array(fc.tuple(fc.constantFrom(...DATA_NAMES), evalInput), { maxLength: 3 }).map((e) => new Map(e)),
+  { nil: null },
+);
+
+// ---- dates ----
+
+/** ISO 8601 texts at the edges of the documented grammar, valid and not. */
+const DATE_EDGES = [
+  '2026-11-24',
+  '2026-11-24T10:30',
+  '2026-11-24T10:30:15.5Z',
+  '2026-11-24T01:00:00+05:30',
+  '2026-11-24T22:00:00-0300',
+  '2026-11-24T22:00:00-03',
+  '2026-11-24T10:00:00.123456789+14:00',
+  '2024-02-29',
+  '2024-01-31T12:00:00Z',
+  '2023-02-29',
+  '2000-02-29',
+  '1900-02-29',
+  '0000-01-01',
+  '0000-01-01T00:30:00+01:00',
+  '9999-12-31T23:59:59.999Z',
+  '9999-12-31T23:00:00-01:00',
+  '2026-11-24T24:00',
+  '2026-11-24T10:00:60Z',
+  '2026-11-24T10:00+24:00',
+  '2026-11-24T10:00+05:60',
+  '2026-13-01',
+  '2026-11-24Z',
+  '2026-11-24T10',
+  '2026-11-24 10:00',
+  '24/11/2026',
+  '+2026-11-24',
+  '',
+  'x',
+];
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** A generated date-time text (day up to 31 in any month, so some are not dates), sometimes with an offset. */
+const genDate: fc.Arbitrary<string> = fc
+  .record({
+    y: fc.oneof(fc.integer({ min: 1990, max: 2030 }), fc.integer({ min: 0, max: 9999 })),
+    m: fc.integer({ min: 1, max: 12 }),
+    d: fc.integer({ min: 1, max: 31 }),
+    time: fc.option(fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), fc.nat({ max: 999 }))),
+    offset: fc.option(fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 14 }), fc.constantFrom(0, 30, 45))),
+  })
+  .map(({ y, m, d, time, offset }) => {
+    const date = `${String(y).padStart(4, '0')}-${two(m)}-${two(d)}`;
+    if (time === null) return date;
+    const zone = offset === null ? 'Z' : `${offset[0]}${two(offset[1])}:${two(offset[2])}`;
+    return `${date}T${two(time[0])}:${two(time[1])}:${two(time[2])}.${String(time[3]).padStart(3, '0')}${zone}`;
+  });
+
+/** A date text: an edge of the grammar or a generated one. */
+export const dateText: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...DATE_EDGES), genDate);
+
+const UNIT_ARGS: JsonValue[] = ['years', 'months', 'days', 'hours', 'minutes', 'seconds', 'weeks', 'Days', null, 1];
+const COUNT_ARGS: JsonValue[] = [0, 1, -1, 12, -13, 30, 1200, -120000, 1e7, 1.5, -0, null, '1'];
+
+/** Inputs for date trees: `d` and `e` hold date texts (or null, or a number). */
+export const dateInput: fc.Arbitrary<JsonValue> = fc.record({
+  d: fc.oneof({ weight: 4, arbitrary: dateText }, { weight: 1, arbitrary: fc.constantFrom<JsonValue>(null, 5) }),
+  e: dateText,
+});
+
+/** Snapshots for date trees: `@ref.d` holds a date text. */
+export const dateData: fc.Arbitrary<Map<string, JsonValue> | null> = fc.option(
+  dateText.map((d) => new Map<string, JsonValue>([['ref', { d }]])),
+  { nil: null },
+);
+
+/** Small steps for nearby dates. */
+const NEAR: [number, string][] = [
+  [1, 'months'],
+  [-1, 'months'],
+  [1, 'years'],
+  [-1, 'years'],
+  [12, 'months'],
+  [-1, 'hours'],
+  [1, 'hours'],
+  [-1, 'days'],
+  [1, 'days'],
+  [0, 'days'],
+  [-1, 'seconds'],
+];
+
+const call = (name: string, args: Node[]): Node => ({ kind: 'call', name, args, pos: 0 });
+const lit = (value: JsonValue): Node => ({ kind: 'literal', value: value as null, pos: 0 });
+
+/** Trees of date functions over date texts, `now()`, input paths and `@ref.d`, compared and combined. */
+export const dateTree: fc.Arbitrary<Node> = fc.letrec<{ date: Node; num: Node; top: Node }>((tie) => ({
+  date: fc.oneof(
+    { depthSize: 'small', maxDepth: 3 },
+    dateText.map((t) => lit(t)),
+    fc.constant(call('now', [])),
+    fc.constantFrom<Node>(
+      { kind: 'path', scope: 'input', segments: ['d'], pos: 0 },
+      { kind: 'path', scope: 'input', segments: ['e'], pos: 0 },
+      { kind: 'path', scope: 'data', segments: ['ref', 'd'], pos: 0 },
+    ),
+    tie('date').map((d) => call('date', [d])),
+    fc
+      .tuple(tie('date'), fc.oneof(fc.constantFrom(...COUNT_ARGS).map(lit), tie('num')), fc.constantFrom(...UNIT_ARGS))
+      .map(([d, n, u]) => call('date_add', [d, n, lit(u)])),
+  ),
+  num: fc.oneof(
+    fc.tuple(tie('date'), tie('date'), fc.constantFrom(...UNIT_ARGS)).map(([a, b, u]) => call('date_diff', [a, b, lit(u)])),
+    fc.tuple(fc.constantFrom('year', 'month', 'day', 'weekday'), tie('date')).map(([f, d]) => call(f, [d])),
+    // From a date to a nearby one (a month less an hour, ...): the edges of calendar differences.
+    fc
+      .tuple(tie('date'), fc.constantFrom(...NEAR), fc.constantFrom(...NEAR), fc.constantFrom<JsonValue>('years', 'months', 'days', 'hours'))
+      .map(([d, [n1, u1], [n2, u2], u]) => call('date_diff', [d, call('date_add', [call('date_add', [d, lit(n1), lit(u1)]), lit(n2), lit(u2)]), lit(u)])),
+  ),
+  top: fc.oneof(
+    tie('date'),
+    tie('num'),
+    fc
+      .tuple(fc.constantFrom<'<' | '==' | '>='>('<', '==', '>='), tie('date'), tie('date'))
+      .map(([op, left, right]) => ({ kind: 'binary', op, left, right, pos: 0 }) as Node),
+  ),
+})).top;
 
 // ---- token soup ----
 

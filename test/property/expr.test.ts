@@ -2,15 +2,36 @@
  * Property tests of the expression language:
  *   - parse(render(ast)) equals ast (modulo pos) for generated trees, and so does parse of their infix text;
  *   - parse throws nothing but ExprSyntaxError, on any string;
- *   - compiled closures (folded, specialised) agree with the reference interpreter, lenient and strict.
+ *   - compiled closures (folded, specialised) agree with the reference interpreter, lenient and strict,
+ *     also on reference data (`@name.path` over generated snapshots) and on date-function trees
+ *     (the reference's date functions are independent of src/expr/dates.ts, `now()` fixed);
+ *   - the documented `date_diff` bound: `date_add(a, date_diff(a, b, u), u)` never passes `b`.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { JsonValue, Node } from '../../src/expr/ast.js';
-import { compile, ExprRuntimeError, ExprSyntaxError, fold, parse, render } from '../../src/expr/index.js';
+import { setRequestNow } from '../../src/expr/dates.js';
+import { compile, ExprRuntimeError, ExprSyntaxError, fold, parse, render, setDataSnapshot } from '../../src/expr/index.js';
+import { referenceParse } from '../helpers/date-reference.js';
 import { outcomeOf, referenceEvaluate, type Outcome } from '../helpers/expr-reference.js';
-import { evalConstant, evalInput, evalPath, evalTree, evalVars, parsableTree, tokenSoup } from './expr-arbitraries.js';
+import {
+  dateData,
+  dateInput,
+  dateText,
+  dateTree,
+  evalConstant,
+  evalData,
+  evalInput,
+  evalPath,
+  evalTree,
+  evalVars,
+  parsableTree,
+  tokenSoup,
+} from './expr-arbitraries.js';
+
+/** The execution's time now() answers in these tests (a fixed request "now"). */
+const NOW = '2026-11-24T10:00:00.000Z';
 
 /** A copy of the tree without `pos`. */
 function stripPos(node: Node): unknown {
@@ -119,9 +140,63 @@ test('token soup: parse fails cleanly or round-trips through render, and evaluat
   );
 });
 
+/** Compiled closure and reference interpreter on one tree, input, variables and snapshot. */
+function agree(ast: Node, input: JsonValue, vars: Record<string, JsonValue> | null, data: Map<string, JsonValue> | null, strict: boolean): Outcome {
+  setRequestNow(NOW);
+  setDataSnapshot(data);
+  try {
+    const run = compile(ast, { fieldMissing: strict ? 'strict' : 'lenient' });
+    const got = normal(outcomeOf(() => run(input, vars)));
+    const want = normal(outcomeOf(() => referenceEvaluate(ast, input, vars, strict)));
+    assert.deepEqual(got, want, render(ast));
+    return got;
+  } finally {
+    setDataSnapshot(null);
+    setRequestNow(null);
+  }
+}
+
+test('reference data: compiled closures agree with the reference interpreter on generated snapshots', () => {
+  fc.assert(
+    fc.property(evalTree, evalInput, evalVars, evalData, fc.boolean(), (ast, input, vars, data, strict) => {
+      agree(ast, input, vars, data, strict);
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('dates: compiled date functions agree with the independent reference implementation', () => {
+  let values = 0;
+  fc.assert(
+    fc.property(dateTree, dateInput, dateData, fc.boolean(), (ast, input, data, strict) => {
+      if (agree(ast, input, null, data, strict).ok) values++;
+    }),
+    { numRuns: 4000 },
+  );
+  // The trees are not mostly type errors: many evaluate to a value.
+  assert.ok(values > 1000, `only ${values} of 4000 date trees evaluated to a value`);
+});
+
+test('dates: date_add(a, date_diff(a, b, u), u) never passes b (docs/expressions.md)', () => {
+  const valid = dateText.filter((t) => referenceParse(t) !== null);
+  fc.assert(
+    fc.property(valid, valid, fc.constantFrom('years', 'months', 'days', 'hours'), (a, b, unit) => {
+      const lit = (v: string): Node => ({ kind: 'literal', value: v, pos: 0 });
+      const diff: Node = { kind: 'call', name: 'date_diff', args: [lit(a), lit(b), lit(unit)], pos: 0 };
+      const back: Node = { kind: 'call', name: 'date_add', args: [lit(a), diff, lit(unit)], pos: 0 };
+      const r = agree(back, {}, null, null, false);
+      if (!r.ok) return; // out of range (years 0000 to 9999)
+      const [t, tb] = [referenceParse(r.value as string)!, referenceParse(b)!];
+      assert.ok(tb >= referenceParse(a)! ? t <= tb : t >= tb, `${a} -> ${b} in ${unit}: ${String(r.value)}`);
+    }),
+    { numRuns: 2000 },
+  );
+});
+
 test('compiled closures agree with the reference interpreter', () => {
   fc.assert(
     fc.property(evalTree, evalInput, evalVars, fc.boolean(), (ast, input, vars, strict) => {
+      setRequestNow(NOW);
       const run = compile(ast, { fieldMissing: strict ? 'strict' : 'lenient' });
       const got = normal(outcomeOf(() => run(input, vars)));
       const want = normal(outcomeOf(() => referenceEvaluate(ast, input, vars, strict)));

@@ -8,6 +8,9 @@
  * on a column that can be NULL, in conditions where their truth does not matter, in set_variable
  * actions and in terminal outputs: EXTENSIONS.md 6 "Filters and failures"),
  * sometimes a field mapping or a small max_paths, and random rows for the unknown fields.
+ * The newer parts of the language (issue 19, gen-features.ts): decision tables (routing, `set`
+ * with hit_policy first and collect), reference data (`@ref.path` over a generated dataset
+ * snapshot) and dates (a date column, date functions of known dates and a fixed request `now`).
  *
  * Deterministic from a seed (mulberry32), so a failing case is replayed with its seed. Unknown
  * fields keep their type (a number column is compared with numbers), which is the filter's
@@ -15,6 +18,21 @@
  */
 import type { JsonValue } from '../../../src/expr/ast.js';
 import type { RulesetDoc } from '../../../src/ruleset/index.js';
+import {
+  DEFAULT_FEATURES,
+  NOWS,
+  collectAtom,
+  dataAtom,
+  dateAtom,
+  dateValue,
+  generateDataset,
+  noFeatureUse,
+  routingTable,
+  setTable,
+  type AtomSource,
+  type FeatureOptions,
+  type FeatureUse,
+} from './gen-features.js';
 
 /** Small seeded PRNG with the helpers the generator needs. */
 export class Rng {
@@ -47,6 +65,8 @@ export interface FieldSpec {
   readonly type: 'number' | 'string' | 'boolean';
   /** Its column when not mapped (the `_` rule). */
   readonly column: string;
+  /** A text column holding dates (canonical text, gen-features.ts). */
+  readonly date?: true;
 }
 
 /** Every field the generator uses; the test table has one typed column per field. */
@@ -59,7 +79,11 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'tag', type: 'string', column: 'tag' },
   { path: 'active', type: 'boolean', column: 'active' },
   { path: 'user.vip', type: 'boolean', column: 'user_vip' },
+  { path: 'since', type: 'string', column: 'since', date: true },
 ];
+
+/** The date field. */
+const DATE_FIELD = FIELDS.find((f) => f.date === true)!;
 
 const NUMBERS: readonly number[] = [-2, 0, 1, 2.5, 3, 5, 10, 18, 100];
 // NOTE: no character in U+E000..U+FFFF: JavaScript (mingo) orders those after astral characters,
@@ -104,6 +128,11 @@ export function randomValue(rng: Rng, type: FieldSpec['type']): JsonValue {
   }
 }
 
+/** A random value of a field (a date for the date field: `known` values are sometimes not dates). */
+export function fieldValue(rng: Rng, f: FieldSpec, known = false): JsonValue {
+  return f.date === true && rng.chance(0.9) ? dateValue(rng, known) : randomValue(rng, f.type);
+}
+
 /** One generated case. */
 export interface FilterCase {
   readonly seed: number;
@@ -117,6 +146,12 @@ export interface FilterCase {
   readonly readsVariables: boolean;
   /** True when the ruleset uses variables at all (then `exact` may be false). */
   readonly usesVariables: boolean;
+  /** The datasets `@name` reads (the tenant's snapshot), or null. */
+  readonly data: ReadonlyMap<string, JsonValue> | null;
+  /** The request's `now` (ISO 8601 text), or null. */
+  readonly now: string | null;
+  /** Which newer parts of the language the ruleset holds. */
+  readonly features: FeatureUse;
 }
 
 /** Sets `value` at a dotted path inside `root`, creating objects on the way. */
@@ -135,8 +170,10 @@ function lit(v: JsonValue): string {
   return JSON.stringify(v);
 }
 
-class CaseBuilder {
+class CaseBuilder implements AtomSource {
   readonly known: FieldSpec[];
+  readonly used = noFeatureUse();
+  readonly dateField = DATE_FIELD;
   readonly unknown: FieldSpec[];
   readonly knownValues = new Map<string, JsonValue>();
   /** The fields conditions mostly use (few, so conditions on the same field meet often). */
@@ -146,23 +183,28 @@ class CaseBuilder {
   constructor(
     readonly rng: Rng,
     readonly useVariables: boolean,
+    readonly enabled: AtomSource['enabled'],
   ) {
     this.known = FIELDS.filter(() => rng.chance(0.25));
     this.unknown = FIELDS.filter((f) => !this.known.includes(f));
-    for (const f of this.known) this.knownValues.set(f.path, randomValue(rng, f.type));
+    for (const f of this.known) this.knownValues.set(f.path, fieldValue(rng, f, true));
     const types: FieldSpec['type'][] = ['number', 'string', 'boolean'];
     // One field of each type at least (so every atom kind has a field), then a few more.
     this.focus = types.map((t) => rng.pick(FIELDS.filter((f) => f.type === t)));
     for (const f of FIELDS) if (!this.focus.includes(f) && rng.chance(0.2)) this.focus.push(f);
   }
 
-  private field(type?: FieldSpec['type']): FieldSpec {
+  value(type: FieldSpec['type']): JsonValue {
+    return randomValue(this.rng, type);
+  }
+
+  field(type?: FieldSpec['type']): FieldSpec {
     const pool = (this.rng.chance(0.9) ? this.focus : FIELDS).filter((f) => type === undefined || f.type === type);
     return this.rng.pick(pool);
   }
 
   /** A literal of a type, or sometimes a known field of that type (a known value, folded). */
-  private operand(type: FieldSpec['type']): string {
+  operand(type: FieldSpec['type']): string {
     const known = this.known.filter((f) => f.type === type);
     if (known.length > 0 && this.rng.chance(0.15)) return this.rng.pick(known).path;
     if (type === 'number' && known.length > 0 && this.rng.chance(0.1)) return `${this.rng.pick(known).path} + 1`;
@@ -281,9 +323,12 @@ class CaseBuilder {
     }
   }
 
-  private atom(): string {
+  atom(): string {
     const rng = this.rng;
     if (rng.chance(0.08)) return this.failingAtom();
+    if (this.enabled.data && rng.chance(0.15)) return dataAtom(this);
+    if (this.enabled.dates && rng.chance(0.15)) return dateAtom(this);
+    if (this.enabled.collect && rng.chance(0.1)) return collectAtom(this);
     if (this.useVariables && rng.chance(0.12)) {
       this.readsVariables = true;
       return rng.pick(['$flag', '!$flag', '$count > 1', `$count == ${rng.int(3)}`, `$flag && ${this.atom()}`]);
@@ -326,11 +371,25 @@ class CaseBuilder {
   }
 }
 
-/** Generates the case of a seed. */
-export function generateCase(seed: number): FilterCase {
+/**
+ * Generates the case of a seed; `features` are the probabilities of the newer parts of the
+ * language (tables, reference data, dates: gen-features.ts).
+ */
+export function generateCase(seed: number, features: FeatureOptions = DEFAULT_FEATURES): FilterCase {
   const rng = new Rng(seed);
-  const useVariables = rng.chance(0.3);
-  const b = new CaseBuilder(rng, useVariables);
+  const useVariables = rng.chance(0.35);
+  const tables = rng.chance(features.tables);
+  const data = rng.chance(features.data);
+  const dates = rng.chance(features.dates);
+  const collect = tables && useVariables && rng.chance(0.6);
+  const b = new CaseBuilder(rng, useVariables, { tables, data, dates, collect });
+  const dataset = data
+    ? generateDataset(
+        rng,
+        () => randomValue(rng, 'number'),
+        () => randomValue(rng, 'string'),
+      )
+    : null;
   const codes = ['A', 'B', 'C'];
   const nInner = 1 + rng.int(7);
   const nTerminals = 2 + rng.int(3);
@@ -354,6 +413,15 @@ export function generateCase(seed: number): FilterCase {
       const to = target(i);
       const op = rng.pick(['||', '&&']);
       steps[id] = { type: 'decision', branches: [{ condition: `(${b.condition()}) ${op} (${b.failing()} > 1)`, next_step: to }], default_next: to };
+      return;
+    }
+    if (tables && rng.chance(0.3)) {
+      steps[id] = routingTable(b, () => target(i));
+      return;
+    }
+    if (tables && useVariables && rng.chance(0.35)) {
+      // `$num` / `$str` from the first holding row, or `$hits` (an array) from every holding row.
+      steps[id] = setTable(b, collect && rng.chance(0.5) ? 'collect' : 'first', target(i));
       return;
     }
     if (useVariables && rng.chance(0.35)) {
@@ -392,6 +460,7 @@ export function generateCase(seed: number): FilterCase {
     const st = steps[id]!;
     if (st.type === 'decision') [...st.branches.map((x) => x.next_step), ...(st.default_next ? [st.default_next] : [])].forEach(walk);
     else if (st.type === 'action') walk(st.next_step);
+    else if (st.type === 'table') [...st.rows.map((r) => r.next_step), st.default_next, st.next_step].forEach((n) => n !== undefined && walk(n));
   };
   walk('s0');
   const reachable = terminals.filter((id) => seen.has(id));
@@ -413,6 +482,9 @@ export function generateCase(seed: number): FilterCase {
     maxPaths: rng.chance(0.1) ? 1 + rng.int(3) : undefined,
     readsVariables: b.readsVariables,
     usesVariables: useVariables,
+    data: dataset,
+    now: dates ? rng.pick(NOWS) : null,
+    features: b.used,
   };
 }
 
@@ -423,6 +495,6 @@ export type Row = { readonly id: number; readonly values: ReadonlyMap<string, Js
 export function generateRows(rng: Rng, count: number, nullRate: number): Row[] {
   return Array.from({ length: count }, (_, id) => ({
     id,
-    values: new Map(FIELDS.map((f) => [f.path, rng.chance(nullRate) ? null : randomValue(rng, f.type)])),
+    values: new Map(FIELDS.map((f) => [f.path, rng.chance(nullRate) ? null : fieldValue(rng, f)])),
   }));
 }

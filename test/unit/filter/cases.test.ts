@@ -15,6 +15,7 @@
  *     field_mapping: {}
  *     max_paths: 100
  *     # or body: <raw request body>      # validated with parseFilterRequest (format from the body)
+ *     data: {limits: {max: 5}}           # the tenant's datasets `@name` reads (known values); default none
  *     sql: "user_name = 'x'"             # expected filter per format (null = never matches)
  *     json: {type: eq, field: user_name, value: x}
  *     mongo: {user_name: x}
@@ -35,6 +36,8 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import type { JsonValue } from '../../../src/expr/ast.js';
+import { setDataSnapshot } from '../../../src/expr/index.js';
 import { FilterError, generateFilter, parseFilterRequest, type FilterFormat, type FilterResponse } from '../../../src/filter/index.js';
 import { compileRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 import { ServiceError } from '../../../src/service/errors.js';
@@ -51,6 +54,7 @@ interface Case {
   field_mapping?: unknown;
   max_paths?: unknown;
   body?: unknown;
+  data?: Record<string, unknown>;
   sql?: string | null;
   json?: unknown;
   mongo?: unknown;
@@ -171,7 +175,10 @@ for (const name of files) {
   const file = YAML.parse(readFileSync(join(DIR, name), 'utf8')) as CaseFile;
   describe(`filter cases: ${name}`, () => {
     for (const c of file.cases) {
-      test(c.name, () => {
+      test(c.name, (t) => {
+        // Reference data: the service hands the filter the tenant's datasets (rule-service.ts).
+        setDataSnapshot(c.data === undefined ? null : new Map(Object.entries(c.data as Record<string, JsonValue>)));
+        t.after(() => setDataSnapshot(null));
         const doc = rulesetOf(c, file);
         if (c.error !== undefined) {
           const formats = c.error.formats ?? (c.body !== undefined ? ['sql' as const] : FORMATS);

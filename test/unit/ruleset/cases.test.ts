@@ -10,6 +10,8 @@
  *       trace: <bool>            # default false
  *       max_steps: <n>           # default 10000
  *       timeout_ms: <n>          # server default, default 5000
+ *       data: {limits: {max: 5}} # the tenant's datasets `@name` reads; default none
+ *       now: <canonical date>    # the request's "now" that now() reads; default the clock
  *       expect:                  # a successful result; every given key is checked
  *         code, message, output, duration_us   # compared exactly
  *         path: <trace.path>
@@ -30,6 +32,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
+import type { JsonValue } from '../../../src/expr/ast.js';
+import { canonicalDateText, setRequestNow } from '../../../src/expr/dates.js';
+import { setDataSnapshot } from '../../../src/expr/index.js';
 import { compileRuleset, execute, ExecutionError, type CompiledRuleset, type ExecuteOptions } from '../../../src/ruleset/index.js';
 
 const DIR = join(import.meta.dirname, '../../cases/ruleset');
@@ -51,6 +56,8 @@ interface Case {
   trace?: boolean;
   max_steps?: number;
   timeout_ms?: number;
+  data?: Record<string, JsonValue>;
+  now?: string;
   expect?: Expect;
   error?: { code: string; message?: string | string[] };
   logs?: unknown[];
@@ -61,7 +68,7 @@ interface CaseFile {
   cases: Case[];
 }
 
-const CASE_KEYS = new Set(['name', 'ruleset', 'input', 'trace', 'max_steps', 'timeout_ms', 'expect', 'error', 'logs']);
+const CASE_KEYS = new Set(['name', 'ruleset', 'input', 'trace', 'max_steps', 'timeout_ms', 'data', 'now', 'expect', 'error', 'logs']);
 const EXPECT_KEYS = new Set(['code', 'message', 'output', 'duration_us', 'path', 'trace', 'logs']);
 
 const files = readdirSync(DIR)
@@ -89,8 +96,16 @@ for (const file of files) {
 
   describe(file, () => {
     for (const c of data.cases) {
-      test(c.name, () => {
+      test(c.name, (t) => {
         for (const key of Object.keys(c)) assert.ok(CASE_KEYS.has(key), `unknown case key '${key}'`);
+        // As the service does: the tenant's datasets and the request's "now" (canonical).
+        setDataSnapshot(c.data === undefined ? null : new Map(Object.entries(c.data)));
+        if (c.now !== undefined) assert.equal(canonicalDateText(c.now), c.now, 'now must be canonical text');
+        setRequestNow(c.now ?? null);
+        t.after(() => {
+          setDataSnapshot(null);
+          setRequestNow(null);
+        });
         for (const key of Object.keys(c.expect ?? {})) assert.ok(EXPECT_KEYS.has(key), `unknown expect key '${key}'`);
         assert.ok((c.expect === undefined) !== (c.error === undefined), 'a case has exactly one of expect and error');
         const ruleset = rulesetOf(c);
