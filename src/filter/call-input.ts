@@ -1,0 +1,116 @@
+/**
+ * A callee seen through a call step with an `input` mapping (EXTENSIONS.md 3 "Calling another
+ * ruleset", planner.ts): the callee's steps with every input path rewritten to what it reads in
+ * the caller's terms.
+ *
+ * The callee's input is the object `{k: r_k}` built from the call's arguments. The planner binds
+ * it, in the callee's fresh variables, to a reserved variable (`inputVar`, a name the callee does
+ * not use) as a struct (variables.ts `bindStruct`): known arguments in its skeleton, residual
+ * ones as leaves. An input path of the callee then reads:
+ * - `k.rest` where the argument of `k` is itself an input path `p` (`order` → `order.amount`):
+ *   the caller's input path `p.rest` (the same value on every row, with the callee's
+ *   `field_missing`: a missing `p` reads as the engine reads `null.rest`);
+ * - anything else (`k`, `k.rest`, an unmapped key): `$<inputVar>.k.rest`. A known argument and an
+ *   unmapped key are read from the skeleton by the engine itself (a missing key: null when
+ *   lenient, a failure when strict, as the engine reads the callee's input); `k` with a residual
+ *   argument is that residual; below a residual it is untracked (not exact).
+ * NOTE: `k` alone is never rewritten to `p`: `exists(k)` is true for a key mapped to a missing
+ * field (the callee's input holds null there), `exists(p)` would not be.
+ *
+ * Memoized per (call step, callee version) in WeakMaps: the rewritten syntax trees, their memo
+ * and shared conditions live as long as both compiled rulesets, whatever the requests.
+ */
+import type { Node } from '../expr/ast.js';
+import { assertNever, type BranchInfo, type CallInfo, type CompiledRuleset, type StepInfo } from '../ruleset/index.js';
+import type { Branch } from './condition.js';
+import { newExprMemo, type ExprMemo } from './partial-eval.js';
+
+/** The callee's steps in the caller's terms, and their filter state. */
+export interface MappedCallee {
+  readonly steps: ReadonlyMap<string, StepInfo>;
+  readonly memo: ExprMemo;
+  readonly sharedConditions: Map<BranchInfo, Branch>;
+  /** The variable the callee's input object is bound to. */
+  readonly inputVar: string;
+}
+
+const MAPPED = new WeakMap<CallInfo, WeakMap<CompiledRuleset, MappedCallee>>();
+
+/** `callee` as called by `call` (which has an `input` mapping). */
+export function mappedCallee(call: CallInfo, callee: CompiledRuleset): MappedCallee {
+  let byCallee = MAPPED.get(call);
+  if (byCallee === undefined) MAPPED.set(call, (byCallee = new WeakMap()));
+  let m = byCallee.get(callee);
+  if (m === undefined) {
+    m = build(call, callee);
+    byCallee.set(callee, m);
+  }
+  return m;
+}
+
+/** A variable name the callee neither sets nor receives a call result in. */
+function freeName(callee: CompiledRuleset): string {
+  const used = new Set<string>();
+  for (const step of callee.steps.values()) {
+    if (step.type === 'call') used.add(step.result);
+    if (step.type === 'action') for (const a of step.actions) if (a.kind === 'set_variable') used.add(a.name);
+  }
+  let name = 'in';
+  while (used.has(name)) name = `_${name}`;
+  return name;
+}
+
+function build(call: CallInfo, callee: CompiledRuleset): MappedCallee {
+  const inputVar = freeName(callee);
+  const args = new Map<string, Node>();
+  for (const a of call.input!) args.set(a.key, a.ast);
+  const rw = (node: Node): Node => rewrite(node, args, inputVar);
+  const steps = new Map<string, StepInfo>();
+  for (const [id, step] of callee.steps) steps.set(id, Object.freeze(rewriteStep(step, rw)));
+  return Object.freeze({ steps, memo: newExprMemo(), sharedConditions: new Map(), inputVar });
+}
+
+function rewriteStep(step: StepInfo, rw: (n: Node) => Node): StepInfo {
+  switch (step.type) {
+    case 'decision':
+      return { ...step, branches: step.branches.map((b) => ({ ...b, ast: rw(b.ast) })) };
+    case 'action':
+      return { ...step, actions: step.actions.map((a) => (a.kind === 'set_variable' ? { ...a, ast: rw(a.ast) } : a)) };
+    case 'terminal':
+      return { ...step, output: step.output.map((o) => ({ ...o, ast: rw(o.ast) })) };
+    case 'call':
+      return { ...step, input: step.input === null ? null : step.input.map((a) => ({ ...a, ast: rw(a.ast) })) };
+    default:
+      return assertNever(step);
+  }
+}
+
+/** `node` with its input paths read through the call's arguments (see the module comment). */
+export function rewrite(node: Node, args: ReadonlyMap<string, Node>, inputVar: string): Node {
+  const rw = (n: Node): Node => rewrite(n, args, inputVar);
+  switch (node.kind) {
+    case 'literal':
+      return node;
+    case 'array':
+      return { ...node, items: node.items.map(rw) };
+    case 'unary':
+      return { ...node, operand: rw(node.operand) };
+    case 'binary':
+      return { ...node, left: rw(node.left), right: rw(node.right) };
+    case 'if':
+      return { ...node, cond: rw(node.cond), then: rw(node.then), else: rw(node.else) };
+    case 'call':
+      return { ...node, args: node.args.map(rw) };
+    case 'path': {
+      if (node.scope !== 'input') return node;
+      const head = node.segments[0];
+      const arg = typeof head === 'string' ? args.get(head) : undefined;
+      if (arg !== undefined && node.segments.length > 1 && arg.kind === 'path' && arg.scope === 'input') {
+        return { ...node, segments: [...arg.segments, ...node.segments.slice(1)] };
+      }
+      return { ...node, scope: 'var', segments: [inputVar, ...node.segments] };
+    }
+    default:
+      return assertNever(node);
+  }
+}
