@@ -17,33 +17,39 @@
  * NOTE: `k` alone is never rewritten to `p`: `exists(k)` is true for a key mapped to a missing
  * field (the callee's input holds null there), `exists(p)` would not be.
  *
- * Memoized per (call step, callee version) in WeakMaps: the rewritten syntax trees, their memo
- * and shared conditions live as long as both compiled rulesets, whatever the requests.
+ * Memoized per call step, for the callee version it was built for, in the `callSites` map of the
+ * state that owns the call step (the caller's prepared state, prepare.ts, or the enclosing
+ * mapped callee): the rewritten syntax trees, their memo and shared conditions are built once per
+ * (call step, callee version), not per request; a callee's update replaces its entry, so the
+ * state stays one entry per call step.
  */
 import type { Node } from '../expr/ast.js';
 import { assertNever, type BranchInfo, type CallInfo, type CompiledRuleset, type StepInfo } from '../ruleset/index.js';
 import type { Branch } from './condition.js';
 import { newExprMemo, type ExprMemo } from './partial-eval.js';
 
+/** The mapped callees of the call steps of one ruleset (or of one mapped callee), by call step. */
+export type CallSites = Map<CallInfo, MappedCallee>;
+
 /** The callee's steps in the caller's terms, and their filter state. */
 export interface MappedCallee {
+  /** The callee version this was built for. */
+  readonly callee: CompiledRuleset;
   readonly steps: ReadonlyMap<string, StepInfo>;
   readonly memo: ExprMemo;
   readonly sharedConditions: Map<BranchInfo, Branch>;
   /** The variable the callee's input object is bound to. */
   readonly inputVar: string;
+  /** The mapped callees of the call steps inside this one. */
+  readonly callSites: CallSites;
 }
 
-const MAPPED = new WeakMap<CallInfo, WeakMap<CompiledRuleset, MappedCallee>>();
-
-/** `callee` as called by `call` (which has an `input` mapping). */
-export function mappedCallee(call: CallInfo, callee: CompiledRuleset): MappedCallee {
-  let byCallee = MAPPED.get(call);
-  if (byCallee === undefined) MAPPED.set(call, (byCallee = new WeakMap()));
-  let m = byCallee.get(callee);
-  if (m === undefined) {
+/** `callee` as called by `call` (which has an `input` mapping), memoized in `sites` (the owner of `call`). */
+export function mappedCallee(sites: CallSites, call: CallInfo, callee: CompiledRuleset): MappedCallee {
+  let m = sites.get(call);
+  if (m === undefined || m.callee !== callee) {
     m = build(call, callee);
-    byCallee.set(callee, m);
+    sites.set(call, m);
   }
   return m;
 }
@@ -67,7 +73,7 @@ function build(call: CallInfo, callee: CompiledRuleset): MappedCallee {
   const rw = (node: Node): Node => rewrite(node, args, inputVar);
   const steps = new Map<string, StepInfo>();
   for (const [id, step] of callee.steps) steps.set(id, Object.freeze(rewriteStep(step, rw)));
-  return Object.freeze({ steps, memo: newExprMemo(), sharedConditions: new Map(), inputVar });
+  return Object.freeze({ callee, steps, memo: newExprMemo(), sharedConditions: new Map(), inputVar, callSites: new Map() });
 }
 
 function rewriteStep(step: StepInfo, rw: (n: Node) => Node): StepInfo {

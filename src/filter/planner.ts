@@ -44,7 +44,7 @@ import {
   type TerminalInfo,
 } from '../ruleset/index.js';
 import type { JsonValue, Node } from '../expr/ast.js';
-import { mappedCallee } from './call-input.js';
+import { mappedCallee, type CallSites } from './call-input.js';
 import { toBranch, toCondition, type Branch } from './condition.js';
 import { SAFE, both, guardOf, type Guard } from './guard.js';
 import { ignoresKnownInput, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
@@ -85,6 +85,8 @@ interface Scope {
   readonly guards: Map<string, Guard>;
   /** The variable the callee's mapped input is bound to (call-input.ts); null without a mapping. */
   readonly inputVar: string | null;
+  /** Where the mapped callees of its call steps are memoized (call-input.ts). */
+  readonly callSites: CallSites;
 }
 
 /** One run of a scope on the current path: the ruleset walked, or one execution of a call. */
@@ -96,18 +98,6 @@ interface Frame {
   readonly callDepth: number;
   /** A terminal was reached on `path`: collect it (the ruleset walked) or go on in the caller. */
   readonly terminal: (step: TerminalInfo, path: Path, depth: number, pathExact: boolean, env: VarEnv) => void;
-}
-
-/** Every code of a ruleset's terminals: a callee's steps that reach any terminal (memoized). */
-const CALLEE_LIVE = new WeakMap<CompiledRuleset, ReadonlySet<string>>();
-
-function calleeLive(callee: CompiledRuleset): ReadonlySet<string> {
-  let live = CALLEE_LIVE.get(callee);
-  if (live === undefined) {
-    live = stepsReaching(callee.graph, callee.graph.terminalsByCode.keys());
-    CALLEE_LIVE.set(callee, live);
-  }
-  return live;
 }
 
 /** Sets own key `key` of `obj` (a `__proto__` key included), as the engine builds objects. */
@@ -126,29 +116,37 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
   let visits = 0;
   const root = known.root;
 
-  const newScope = (steps: ReadonlyMap<string, StepInfo>, entry: string, live: ReadonlySet<string>, k: KnownInput, shared: Map<BranchInfo, Branch>, inputVar: string | null): Scope => ({
-    steps,
-    entry,
-    live,
-    known: k,
-    shared,
-    conditions: new Map(),
-    guards: new Map(),
-    inputVar,
-  });
+  const newScope = (
+    steps: ReadonlyMap<string, StepInfo>,
+    entry: string,
+    live: ReadonlySet<string>,
+    k: KnownInput,
+    shared: Map<BranchInfo, Branch>,
+    inputVar: string | null,
+    callSites: CallSites,
+  ): Scope => ({ steps, entry, live, known: k, shared, conditions: new Map(), guards: new Map(), inputVar, callSites });
 
-  const top = newScope(prepared.compiled.steps, prepared.compiled.entryStep, stepsReaching(prepared.compiled.graph, targets), known, prepared.sharedConditions, null);
+  const compiled = prepared.compiled;
+  const top = newScope(compiled.steps, compiled.entryStep, stepsReaching(compiled.graph, targets), known, prepared.sharedConditions, null, prepared.callSites);
 
   /** Callee scopes of this request: per callee without a mapping, per (call step, callee) with one. */
   const plainScopes = new Map<CompiledRuleset, Scope>();
   const mappedScopes = new Map<CallInfo, Map<CompiledRuleset, Scope>>();
-  const calleeScope = (call: CallInfo, callee: CompiledRuleset): Scope => {
+  const calleeScope = (owner: Scope, call: CallInfo, callee: CompiledRuleset): Scope => {
     if (call.input === null) {
       let s = plainScopes.get(callee);
       if (s === undefined) {
         const p = prepare(callee);
         // The callee reads the caller's input: the same known root, with its own field_missing.
-        s = newScope(callee.steps, callee.entryStep, calleeLive(callee), { root, fieldMissing: callee.fieldMissing, memo: p.memo }, p.sharedConditions, null);
+        s = newScope(
+          callee.steps,
+          callee.entryStep,
+          p.calleeLive,
+          { root, fieldMissing: callee.fieldMissing, memo: p.memo },
+          p.sharedConditions,
+          null,
+          p.callSites,
+        );
         plainScopes.set(callee, s);
       }
       return s;
@@ -157,8 +155,16 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     if (byCallee === undefined) mappedScopes.set(call, (byCallee = new Map()));
     let s = byCallee.get(callee);
     if (s === undefined) {
-      const m = mappedCallee(call, callee);
-      s = newScope(m.steps, callee.entryStep, calleeLive(callee), { root, fieldMissing: callee.fieldMissing, memo: m.memo }, m.sharedConditions, m.inputVar);
+      const m = mappedCallee(owner.callSites, call, callee);
+      s = newScope(
+        m.steps,
+        callee.entryStep,
+        prepare(callee).calleeLive,
+        { root, fieldMissing: callee.fieldMissing, memo: m.memo },
+        m.sharedConditions,
+        m.inputVar,
+        m.callSites,
+      );
       byCallee.set(callee, s);
     }
     return s;
@@ -239,7 +245,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     const { guard: g } = enter(scope, step, env);
     const guardedPath = conjoin(path, g.pred);
     if (guardedPath === null) return;
-    const sub = calleeScope(step, callee);
+    const sub = calleeScope(scope, step, callee);
     let calleeEnv = VarEnv.EMPTY;
     if (step.input !== null) {
       // The callee's input object `{k: r_k}`: known arguments in the skeleton, residual ones as leaves.

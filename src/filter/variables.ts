@@ -88,7 +88,9 @@ export class VarEnv implements VarScope {
    */
   bindStruct(name: string, skeleton: JsonValue, leaves: readonly StructLeaf[]): VarEnv {
     if (leaves.length === 0) return this.bind(name, { kind: 'value', value: skeleton });
-    const key = leaves.some((l) => readsVariable(l.residual) || l.residual.kind === 'error') ? `s#${++structSeq}` : `s${JSON.stringify(skeleton)}${JSON.stringify(leaves)}`;
+    const key = leaves.some((l) => readsVariable(l.residual) || l.residual.kind === 'error')
+      ? `s#${++structSeq}`
+      : `s${JSON.stringify(skeleton)}${JSON.stringify(leaves)}`;
     return this.with(name, { binding: { kind: 'struct', skeleton, leaves }, key });
   }
 
@@ -105,7 +107,10 @@ export class VarEnv implements VarScope {
       const b = e.binding;
       if (b.kind === 'residual') out.set(name, { binding: OPAQUE, key: e.key });
       else if (b.kind === 'struct') {
-        const leaves = b.leaves.map((l) => ({ path: l.path, residual: { kind: 'var', path: renderPath({ scope: 'var', segments: [name, ...l.path] }) } as Residual }));
+        const leaves = b.leaves.map((l) => ({
+          path: l.path,
+          residual: { kind: 'var', path: renderPath({ scope: 'var', segments: [name, ...l.path] }) } as Residual,
+        }));
         out.set(name, { binding: { kind: 'struct', skeleton: b.skeleton, leaves }, key: e.key });
       } else out.set(name, e);
     }
