@@ -15,7 +15,14 @@
  *   lenient, a failure when strict, as the engine reads the callee's input); `k` with a residual
  *   argument is that residual; below a residual it is untracked (not exact).
  * NOTE: `k` alone is never rewritten to `p`: `exists(k)` is true for a key mapped to a missing
- * field (the callee's input holds null there), `exists(p)` would not be.
+ * field (the callee's input holds null there), `exists(p)` would not be. Except as a whole
+ * argument of the callee's own call steps (`{c: "k"}`), where only the value passes on: there it
+ * is `p`, so that the next callee's `c.rest` reads `p.rest` too (calls passing an object on).
+ * That holds unless `p` could read differently in the callee: when the arguments were evaluated
+ * leniently and the callee is strict (a missing `p` would fail there, null in the engine).
+ *
+ * A call step without `input` inside a mapped callee passes on the same input object: its callee
+ * is rewritten with the same arguments (and its input variable bound to the same object).
  *
  * Memoized per call step, for the callee version it was built for, in the `callSites` map of the
  * state that owns the call step (the caller's prepared state, prepare.ts, or the enclosing
@@ -24,7 +31,7 @@
  * state stays one entry per call step.
  */
 import type { Node } from '../expr/ast.js';
-import { assertNever, type BranchInfo, type CallInfo, type CompiledRuleset, type StepInfo } from '../ruleset/index.js';
+import { assertNever, type ArgumentInfo, type BranchInfo, type CallInfo, type CompiledRuleset, type FieldMissing, type StepInfo } from '../ruleset/index.js';
 import type { Branch } from './condition.js';
 import { newExprMemo, type ExprMemo } from './partial-eval.js';
 
@@ -40,15 +47,28 @@ export interface MappedCallee {
   readonly sharedConditions: Map<BranchInfo, Branch>;
   /** The variable the callee's input object is bound to. */
   readonly inputVar: string;
+  /** The arguments that build the callee's input, and the `field_missing` they were evaluated with. */
+  readonly args: readonly ArgumentInfo[];
+  readonly argsFieldMissing: FieldMissing;
   /** The mapped callees of the call steps inside this one. */
   readonly callSites: CallSites;
 }
 
-/** `callee` as called by `call` (which has an `input` mapping), memoized in `sites` (the owner of `call`). */
-export function mappedCallee(sites: CallSites, call: CallInfo, callee: CompiledRuleset): MappedCallee {
+/**
+ * `callee` as called by `call`, its input built by `args` (the call's own `input`, or the
+ * enclosing mapped callee's for a call without one) evaluated with `argsFieldMissing`; memoized
+ * in `sites` (the owner of `call`).
+ */
+export function mappedCallee(
+  sites: CallSites,
+  call: CallInfo,
+  callee: CompiledRuleset,
+  args: readonly ArgumentInfo[],
+  argsFieldMissing: FieldMissing,
+): MappedCallee {
   let m = sites.get(call);
   if (m === undefined || m.callee !== callee) {
-    m = build(call, callee);
+    m = build(callee, args, argsFieldMissing);
     sites.set(call, m);
   }
   return m;
@@ -66,17 +86,26 @@ function freeName(callee: CompiledRuleset): string {
   return name;
 }
 
-function build(call: CallInfo, callee: CompiledRuleset): MappedCallee {
+function build(callee: CompiledRuleset, argList: readonly ArgumentInfo[], argsFieldMissing: FieldMissing): MappedCallee {
   const inputVar = freeName(callee);
   const args = new Map<string, Node>();
-  for (const a of call.input!) args.set(a.key, a.ast);
+  for (const a of argList) args.set(a.key, a.ast);
   const rw = (node: Node): Node => rewrite(node, args, inputVar);
+  // A whole argument `k` of a nested call is `p` where `k` maps to the input path `p` (see the module comment).
+  const passOn = argsFieldMissing === 'strict' || callee.fieldMissing === 'lenient';
+  const rwArg = (node: Node): Node => {
+    if (passOn && node.kind === 'path' && node.scope === 'input' && node.segments.length === 1 && typeof node.segments[0] === 'string') {
+      const arg = args.get(node.segments[0]);
+      if (arg !== undefined && arg.kind === 'path' && arg.scope === 'input') return arg;
+    }
+    return rw(node);
+  };
   const steps = new Map<string, StepInfo>();
-  for (const [id, step] of callee.steps) steps.set(id, Object.freeze(rewriteStep(step, rw)));
-  return Object.freeze({ callee, steps, memo: newExprMemo(), sharedConditions: new Map(), inputVar, callSites: new Map() });
+  for (const [id, step] of callee.steps) steps.set(id, Object.freeze(rewriteStep(step, rw, rwArg)));
+  return Object.freeze({ callee, steps, memo: newExprMemo(), sharedConditions: new Map(), inputVar, args: argList, argsFieldMissing, callSites: new Map() });
 }
 
-function rewriteStep(step: StepInfo, rw: (n: Node) => Node): StepInfo {
+function rewriteStep(step: StepInfo, rw: (n: Node) => Node, rwArg: (n: Node) => Node): StepInfo {
   switch (step.type) {
     case 'decision':
       return { ...step, branches: step.branches.map((b) => ({ ...b, ast: rw(b.ast) })) };
@@ -85,7 +114,7 @@ function rewriteStep(step: StepInfo, rw: (n: Node) => Node): StepInfo {
     case 'terminal':
       return { ...step, output: step.output.map((o) => ({ ...o, ast: rw(o.ast) })) };
     case 'call':
-      return { ...step, input: step.input === null ? null : step.input.map((a) => ({ ...a, ast: rw(a.ast) })) };
+      return { ...step, input: step.input === null ? null : step.input.map((a) => ({ ...a, ast: rwArg(a.ast) })) };
     default:
       return assertNever(step);
   }

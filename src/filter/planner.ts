@@ -44,7 +44,7 @@ import {
   type TerminalInfo,
 } from '../ruleset/index.js';
 import type { JsonValue, Node } from '../expr/ast.js';
-import { mappedCallee, type CallSites } from './call-input.js';
+import { mappedCallee, type CallSites, type MappedCallee } from './call-input.js';
 import { toBranch, toCondition, type Branch } from './condition.js';
 import { SAFE, both, guardOf, type Guard } from './guard.js';
 import { ignoresKnownInput, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
@@ -83,8 +83,8 @@ interface Scope {
   readonly shared: Map<BranchInfo, Branch>;
   readonly conditions: Map<BranchInfo, Branch>;
   readonly guards: Map<string, Guard>;
-  /** The variable the callee's mapped input is bound to (call-input.ts); null without a mapping. */
-  readonly inputVar: string | null;
+  /** The callee seen through an input mapping (call-input.ts); null: it reads the walked ruleset's input. */
+  readonly mapped: MappedCallee | null;
   /** Where the mapped callees of its call steps are memoized (call-input.ts). */
   readonly callSites: CallSites;
 }
@@ -122,18 +122,22 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     live: ReadonlySet<string>,
     k: KnownInput,
     shared: Map<BranchInfo, Branch>,
-    inputVar: string | null,
+    mapped: MappedCallee | null,
     callSites: CallSites,
-  ): Scope => ({ steps, entry, live, known: k, shared, conditions: new Map(), guards: new Map(), inputVar, callSites });
+  ): Scope => ({ steps, entry, live, known: k, shared, conditions: new Map(), guards: new Map(), mapped, callSites });
 
   const compiled = prepared.compiled;
   const top = newScope(compiled.steps, compiled.entryStep, stepsReaching(compiled.graph, targets), known, prepared.sharedConditions, null, prepared.callSites);
 
-  /** Callee scopes of this request: per callee without a mapping, per (call step, callee) with one. */
+  /**
+   * Callee scopes of this request: per callee when it reads the walked ruleset's input, per
+   * (call step, callee) when it reads a mapped input (its call's, or for a call without `input`
+   * inside a mapped callee, that callee's: the same input object passes on).
+   */
   const plainScopes = new Map<CompiledRuleset, Scope>();
   const mappedScopes = new Map<CallInfo, Map<CompiledRuleset, Scope>>();
   const calleeScope = (owner: Scope, call: CallInfo, callee: CompiledRuleset): Scope => {
-    if (call.input === null) {
+    if (call.input === null && owner.mapped === null) {
       let s = plainScopes.get(callee);
       if (s === undefined) {
         const p = prepare(callee);
@@ -155,14 +159,17 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     if (byCallee === undefined) mappedScopes.set(call, (byCallee = new Map()));
     let s = byCallee.get(callee);
     if (s === undefined) {
-      const m = mappedCallee(owner.callSites, call, callee);
+      const m =
+        call.input !== null
+          ? mappedCallee(owner.callSites, call, callee, call.input, owner.known.fieldMissing)
+          : mappedCallee(owner.callSites, call, callee, owner.mapped!.args, owner.mapped!.argsFieldMissing);
       s = newScope(
         m.steps,
         callee.entryStep,
         prepare(callee).calleeLive,
         { root, fieldMissing: callee.fieldMissing, memo: m.memo },
         m.sharedConditions,
-        m.inputVar,
+        m,
         m.callSites,
       );
       byCallee.set(callee, s);
@@ -247,7 +254,12 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     if (guardedPath === null) return;
     const sub = calleeScope(scope, step, callee);
     let calleeEnv = VarEnv.EMPTY;
-    if (step.input !== null) {
+    if (step.input === null && scope.mapped !== null) {
+      // No `input` inside a mapped callee: the same input object passes on.
+      const b = env.get(scope.mapped.inputVar);
+      if (b?.kind === 'struct') calleeEnv = calleeEnv.bindStruct(sub.mapped!.inputVar, b.skeleton, b.leaves);
+      else if (b?.kind === 'value') calleeEnv = calleeEnv.bind(sub.mapped!.inputVar, { kind: 'value', value: b.value });
+    } else if (step.input !== null) {
       // The callee's input object `{k: r_k}`: known arguments in the skeleton, residual ones as leaves.
       const skeleton: Record<string, JsonValue> = {};
       const leaves: StructLeaf[] = [];
@@ -257,7 +269,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
         setKey(skeleton, a.key, r.kind === 'value' ? r.value : null);
         if (r.kind !== 'value') leaves.push({ path: [a.key], residual: r });
       }
-      calleeEnv = calleeEnv.bindStruct(sub.inputVar!, skeleton, leaves);
+      calleeEnv = calleeEnv.bindStruct(sub.mapped!.inputVar, skeleton, leaves);
     }
     const inner: Frame = {
       scope: sub,

@@ -9,6 +9,7 @@ export {
   compileRuleset,
   type ActionInfo,
   type ActionStepInfo,
+  type ArgumentInfo,
   type BranchInfo,
   type CallInfo,
   type CompiledRuleset,

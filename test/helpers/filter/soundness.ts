@@ -19,10 +19,23 @@
 import { Query } from 'mingo';
 import type { JsonValue } from '../../../src/expr/ast.js';
 import { FilterError, generateFilter, parseFilterRequest, type FilterFormat, type FilterResponse, type JsonFilterNode } from '../../../src/filter/index.js';
-import { compileRuleset, execute } from '../../../src/ruleset/index.js';
+import { compileRuleset, execute, type CompiledRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 import type { FilterDatabases } from './databases.js';
 import { FIELDS, setPath, type FilterCase, type Row } from './gen-case.js';
 import { evalTree } from './tree-eval.js';
+
+/**
+ * A case, with the rulesets its call steps call when it has some (gen-calls.ts, EXTENSIONS.md 3):
+ * the truth executes with them as the `calls` resolver and the filter expands them.
+ */
+export type CheckedCase = FilterCase & { readonly callees?: readonly RulesetDoc[] };
+
+/** The callee resolver of a case (by config.name), or undefined without callees. */
+function calleesOf(c: CheckedCase): ((name: string) => CompiledRuleset | undefined) | undefined {
+  if (c.callees === undefined) return undefined;
+  const byName = new Map(c.callees.map((d) => [d.config.name, compileRuleset(d)]));
+  return (name) => byName.get(name);
+}
 
 /** Counters of a run, for the test's diagnostic line. */
 export interface Stats {
@@ -104,12 +117,12 @@ function isSubset(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   return [...a].every((x) => b.has(x));
 }
 
-function c0(p: Pending): FilterCase {
+function c0(p: Pending): CheckedCase {
   return p.c;
 }
 
 interface Pending {
-  c: FilterCase;
+  c: CheckedCase;
   responses: Record<FilterFormat, FilterResponse>;
   truth: Set<number>;
   exact: boolean;
@@ -123,7 +136,7 @@ interface Pending {
  * Checks a batch of cases against the same rows (loaded once into both databases). Returns the
  * failure reports (empty when everything holds).
  */
-export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCase[], rows: readonly Row[], stats: Stats): Promise<string[]> {
+export async function checkBatch(dbs: FilterDatabases, cases: readonly CheckedCase[], rows: readonly Row[], stats: Stats): Promise<string[]> {
   const failures: string[] = [];
   await dbs.load(rows.map((r) => ({ id: r.id, values: new Map(FIELDS.map((f) => [f.column, r.values.get(f.path)!])) })));
   const docs = rows.map(mongoDoc);
@@ -134,15 +147,26 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     stats.cases++;
     const describe = (extra: Record<string, unknown>): string =>
       JSON.stringify(
-        { seed: c.seed, ruleset: c.doc, known_input: c.knownInput, target_results: c.targets, field_mapping: c.mapping, max_paths: c.maxPaths, ...extra },
+        {
+          seed: c.seed,
+          ruleset: c.doc,
+          ...(c.callees ? { callees: c.callees } : {}),
+          known_input: c.knownInput,
+          target_results: c.targets,
+          field_mapping: c.mapping,
+          max_paths: c.maxPaths,
+          ...extra,
+        },
         null,
         1,
       );
     const compiled = compileRuleset(c.doc);
+    const calls = calleesOf(c);
+    const execOptions = calls === undefined ? EXEC_OPTIONS : { ...EXEC_OPTIONS, calls };
     const truth = new Set<number>();
     for (const row of rows) {
       try {
-        if (c.targets.includes(execute(compiled, mergedInput(c, row), EXEC_OPTIONS).code)) truth.add(row.id);
+        if (c.targets.includes(execute(compiled, mergedInput(c, row), execOptions).code)) truth.add(row.id);
       } catch {
         // An execution error yields no code: the row does not match (EXTENSIONS.md 6).
         stats.failed++;
@@ -151,7 +175,7 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     let responses: Record<FilterFormat, FilterResponse>;
     try {
       // A request with other known input first: whatever is cached per compiled ruleset must not leak.
-      generateFilter(compiled, parseFilterRequest({ known_input: {}, target_results: c.targets, format: 'json' }));
+      generateFilter(compiled, parseFilterRequest({ known_input: {}, target_results: c.targets, format: 'json' }), calls);
     } catch {
       // Unsupported without the known input (e.g. arithmetic on a field that is known below): fine.
     }
@@ -160,6 +184,7 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
         generateFilter(
           compiled,
           parseFilterRequest({ known_input: c.knownInput, target_results: c.targets, format, field_mapping: c.mapping, max_paths: c.maxPaths }),
+          calls,
         ),
       );
       responses = { sql: generated[0]!, json: generated[1]!, mongo: generated[2]! };
@@ -256,6 +281,7 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
           {
             seed: c.seed,
             ruleset: c.doc,
+            ...(c.callees ? { callees: c.callees } : {}),
             known_input: c.knownInput,
             target_results: c.targets,
             field_mapping: c.mapping,
