@@ -357,7 +357,7 @@ test('the rewritten callee is memoized per (call step, callee version) in the ca
     n === 'risk' ? v1 : undefined,
   );
   assert.equal(sites.get(call), first, 'built once for (call step, callee version)');
-  assert.equal(mappedCallee(sites, call, v1), first);
+  assert.equal(mappedCallee(sites, call, v1, call.input!, 'lenient'), first);
   // A callee update takes effect for the caller's next filter at once, and replaces the entry.
   assert.deepEqual(generateFilter(callerC, req, (n) => (n === 'risk' ? v2 : undefined)).filter, { type: 'gt', field: 'order_total', value: 200 });
   assert.equal(sites.size, 1);
@@ -376,4 +376,42 @@ test("a callee variable named like the reserved input variable does not clash wi
   };
   const r = check(caller('risk', '$r.code == "HIGH"', { amt: 'amount' }), [c], grid({ amount: [1, 5] }), { known: {} });
   assert.equal(r.truth, 1);
+});
+
+test('an object passed on through two calls keeps reading the caller field below it', () => {
+  const a = caller('b', '$r.code == "HIGH"', { o: 'order' });
+  const b: RulesetDoc = {
+    config: { name: 'b', entry_step: 'c' },
+    steps: {
+      c: { type: 'call', ruleset: 'c', input: { deep: 'o' }, result: 'x', next_step: 'd' },
+      d: { type: 'decision', branches: [{ condition: '$x.code == "HIGH"', next_step: 'high' }], default_next: 'low' },
+      high: { type: 'terminal', result: { code: 'HIGH' } },
+      low: { type: 'terminal', result: { code: 'LOW' } },
+    },
+  };
+  const c = callee('c', 'deep.amount > 10 && deep.country == "FR"');
+  // `order.level` is known: the object is partly known, its other fields are still columns.
+  const r = check(a, [b, c], grid({ 'order.amount': [5, 20, null], 'order.country': ['FR', 'US'] }), { known: { order: { level: 1 } } });
+  assert.equal(r.response.exact, true);
+  assert.deepEqual(r.response.unknown_fields, ['order.amount', 'order.country']);
+  assert.equal(r.truth, 1);
+});
+
+test('a call without input inside a mapped callee passes the same input object on', () => {
+  const a = caller('b', '$r.code == "HIGH"', { amt: 'order.total', o: 'order' });
+  const b: RulesetDoc = {
+    config: { name: 'b', entry_step: 'c' },
+    steps: {
+      c: { type: 'call', ruleset: 'c', result: 'x', next_step: 'd' },
+      d: { type: 'decision', branches: [{ condition: '$x.code == "HIGH" && $x.output.seen > 120', next_step: 'high' }], default_next: 'low' },
+      high: { type: 'terminal', result: { code: 'HIGH' } },
+      low: { type: 'terminal', result: { code: 'LOW' } },
+    },
+  };
+  // `c` reads the keys of b's input (amt, o), not the caller's fields (`amount` is not among them).
+  const c = callee('c', 'amt > 100 && o.country == "FR" && amount == null', { seen: 'amt' });
+  const r = check(a, [b, c], grid({ 'order.total': [50, 150, null], 'order.country': ['FR', 'US'], amount: [1, null] }));
+  assert.equal(r.response.exact, true);
+  assert.deepEqual(r.response.unknown_fields, ['order.country', 'order.total']);
+  assert.equal(r.truth, 2);
 });
