@@ -7,7 +7,7 @@
  * same resolver. Exact answers must select exactly the truth rows, others a superset; most
  * answers must be exact (a call's result is no longer read as untracked).
  *
- * Environment: FILTER_PROPERTY_SEED (base seed; printed), FILTER_CALLS_CASES (default 600),
+ * Environment: FILTER_PROPERTY_SEED (base seed; printed), FILTER_CALLS_CASES (default 400),
  * FILTER_PROPERTY_CASE (replay one case seed).
  */
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ import { generateCallCase, type CallFilterCase } from '../helpers/filter/gen-cal
 import { checkBatch, newStats, type Stats } from '../helpers/filter/soundness.js';
 
 const BASE_SEED = Number(process.env['FILTER_PROPERTY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-const CASES = Number(process.env['FILTER_CALLS_CASES'] ?? 600);
+const CASES = Number(process.env['FILTER_CALLS_CASES'] ?? 400);
 const ONLY = process.env['FILTER_PROPERTY_CASE'];
 const BATCH = 100;
 const ROWS = 24;
