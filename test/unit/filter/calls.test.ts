@@ -13,6 +13,9 @@ import type { JsonValue } from '../../../src/expr/ast.js';
 import { generateFilter, parseFilterRequest, type FilterResponse, type JsonFilterNode } from '../../../src/filter/index.js';
 import { mappedCallee } from '../../../src/filter/call-input.js';
 import { prepare } from '../../../src/filter/prepare.js';
+import { newExprMemo, partialEval, type KnownInput } from '../../../src/filter/partial-eval.js';
+import { VarEnv, knownWith } from '../../../src/filter/variables.js';
+import { parse } from '../../../src/expr/index.js';
 import { compileRuleset, execute, type CallInfo, type CompiledRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 import { setPath } from '../../helpers/filter/gen-case.js';
 import { evalTree } from '../../helpers/filter/tree-eval.js';
@@ -414,4 +417,32 @@ test('a call without input inside a mapped callee passes the same input object o
   assert.equal(r.response.exact, true);
   assert.deepEqual(r.response.unknown_fields, ['order.country', 'order.total']);
   assert.equal(r.truth, 2);
+});
+
+test('struct bindings: a leaf is its residual, the known part folds, a read above or below a leaf is untracked', () => {
+  const k: KnownInput = { root: {}, fieldMissing: 'lenient', memo: newExprMemo() };
+  const env = VarEnv.EMPTY.bindStruct('r', { code: 'HIGH', message: '', output: { tier: null, limit: 500 } }, [
+    { path: ['output', 'tier'], residual: { kind: 'field', path: 'vip' } },
+  ]);
+  const pe = (expr: string, e: VarEnv = env, kn: KnownInput = k) => partialEval(parse(expr), knownWith(kn, e));
+  assert.deepEqual(pe('$r.code == "HIGH"'), { kind: 'value', value: true });
+  assert.deepEqual(pe('$r.output.limit'), { kind: 'value', value: 500 });
+  assert.deepEqual(pe('$r.output.tier'), { kind: 'field', path: 'vip' });
+  assert.deepEqual(pe('exists($r.output.tier)'), { kind: 'value', value: true });
+  assert.deepEqual(pe('$r.output.none'), { kind: 'value', value: null });
+  assert.equal(pe('$r.output.none', env, { ...k, fieldMissing: 'strict' }).kind, 'error');
+  assert.deepEqual(pe('$r.output'), { kind: 'var', path: '$r.output' });
+  assert.deepEqual(pe('$r.output.tier.x'), { kind: 'var', path: '$r.output.tier.x' });
+  // The fallback keeps the known part and reads the leaves as untracked.
+  const fallback = env.withoutResiduals();
+  assert.deepEqual(pe('$r.output.tier', fallback), { kind: 'var', path: '$r.output.tier' });
+  assert.deepEqual(pe('$r.output.limit', fallback), { kind: 'value', value: 500 });
+  // Without leaves it is a plain value; leaves over fields only give equal states equal keys.
+  assert.deepEqual(VarEnv.EMPTY.bindStruct('r', { a: 1 }, []).get('r'), { kind: 'value', value: { a: 1 } });
+  const again = VarEnv.EMPTY.bindStruct('r', { code: 'HIGH', message: '', output: { tier: null, limit: 500 } }, [
+    { path: ['output', 'tier'], residual: { kind: 'field', path: 'vip' } },
+  ]);
+  assert.equal(again.key, env.key);
+  const opaque = (): VarEnv => VarEnv.EMPTY.bindStruct('r', { v: null }, [{ path: ['v'], residual: { kind: 'var', path: '$x' } }]);
+  assert.notEqual(opaque().key, opaque().key, 'a leaf reading an untracked variable never equals another state');
 });
