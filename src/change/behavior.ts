@@ -24,7 +24,7 @@ import { canonicalDate, nowState, setRequestNow } from '../expr/dates.js';
 import { canonicalDateText, dataState, type DataSnapshot } from '../expr/index.js';
 import { filterDefaults, type DiffTree } from './render.js';
 import type { KnownInput } from '../filter/partial-eval.js';
-import { planPaths } from '../filter/planner.js';
+import { planPaths, type CalleeResolver } from '../filter/planner.js';
 import { prepare } from '../filter/prepare.js';
 import { simplifyPaths } from '../filter/merge-paths.js';
 import { finishPath, type Path } from '../filter/simplify.js';
@@ -59,6 +59,12 @@ export interface BehaviouralDiffOptions {
   readonly data?: DataSnapshot | null;
   /** Search witnesses (default true). */
   readonly witnesses?: boolean;
+  /**
+   * Call steps (EXTENSIONS.md 3): the tenant's current rulesets by name; both versions' calls are
+   * expanded as filters expand them, and witnesses run them. Absent: a path through a call ends
+   * (the engine would fail there with CALL_FAILED).
+   */
+  readonly calls?: CalleeResolver;
 }
 
 /** One region: the inputs on which the old version gives `from_code` and the new one `to_code`. */
@@ -112,11 +118,11 @@ function diff(from: CompiledRuleset, to: CompiledRuleset, options: BehaviouralDi
   const maxPairs = options.maxPairs ?? DEFAULT_DIFF_MAX_PAIRS;
   const maxRegions = options.maxRegions ?? DEFAULT_DIFF_MAX_REGIONS;
   const opaqueData = options.data === undefined;
-  const old = pathsByCode(from, maxPaths, opaqueData);
-  const neu = pathsByCode(to, maxPaths, opaqueData);
+  const old = pathsByCode(from, maxPaths, opaqueData, options.calls);
+  const neu = pathsByCode(to, maxPaths, opaqueData, options.calls);
   let truncated = old.truncated || neu.truncated;
   let exact = old.exact && neu.exact;
-  const witnesses = options.witnesses === false ? null : new WitnessSearch(from, to);
+  const witnesses = options.witnesses === false ? null : new WitnessSearch(from, to, options.calls);
   const regions: BehaviourRegion[] = [];
   let pairs = 0;
   outer: for (const [a, oldPaths] of old.byCode) {
@@ -158,7 +164,7 @@ function regionTree(found: readonly PairRegion[]): DiffTree {
  * Every path of `compiled` to each code it can reach, nothing known. NOTE: a code's paths are
  * planned on their own (`targets` = that code), so each path's code is known.
  */
-function pathsByCode(compiled: CompiledRuleset, maxPaths: number, opaqueData: boolean): VersionPaths {
+function pathsByCode(compiled: CompiledRuleset, maxPaths: number, opaqueData: boolean, calls: CalleeResolver | undefined): VersionPaths {
   const prepared = prepare(compiled);
   // The filter's memo is shared with filter requests: it never holds request data (partial-eval.ts).
   const known: KnownInput = { root: {}, fieldMissing: compiled.fieldMissing, memo: prepared.memo, opaqueData };
@@ -166,7 +172,7 @@ function pathsByCode(compiled: CompiledRuleset, maxPaths: number, opaqueData: bo
   for (const code of compiled.graph.terminalsByCode.keys()) {
     const targets = new Set([code]);
     if (!stepsReaching(compiled.graph, targets).has(compiled.entryStep)) continue;
-    const plan = planPaths(prepared, known, targets, maxPaths);
+    const plan = planPaths(prepared, known, targets, maxPaths, calls);
     out.truncated ||= plan.truncated;
     out.exact &&= plan.exact;
     const finished = plan.paths.map(finishPath).filter((p): p is Path => p !== null);

@@ -37,7 +37,11 @@ export interface Behavior {
  * The seam of the behavioural diff: given, the diff answer's `behavior` is its result; absent,
  * `behavior` is null (the structural diff still answers).
  */
-export type BehaviorFn = (from: CompiledRuleset, to: CompiledRuleset, options: { readonly data?: DataSnapshot | null }) => Behavior;
+export type BehaviorFn = (
+  from: CompiledRuleset,
+  to: CompiledRuleset,
+  options: { readonly data?: DataSnapshot | null; readonly calls?: (name: string) => CompiledRuleset | undefined },
+) => Behavior;
 
 /** One transition counted by `impact`: how many inputs went from outcome `from` to outcome `to`. */
 export interface ImpactTransition {

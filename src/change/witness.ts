@@ -3,6 +3,7 @@
  * (the literals of a conjunction without disjunctions solved field by field, analysis/witness.ts)
  * and kept only when executing both versions on it gives the region's two codes.
  */
+import type { CalleeResolver } from '../filter/index.js';
 import { inputFor, setPath, type Input } from '../analysis/witness.js';
 import type { JsonValue, Node } from '../expr/ast.js';
 import { renderPath } from '../expr/index.js';
@@ -22,12 +23,12 @@ const FILLERS: readonly JsonValue[] = Object.freeze([0, '', false, 1, 'x', true]
 const EXEC = Object.freeze({ clock: () => 0, timeoutMs: 0, maxSteps: 10_000 });
 
 /** The code `compiled` gives for `input`, or null when the execution fails. */
-export function codeOf(compiled: CompiledRuleset, input: Input): string | null {
+export function codeOf(compiled: CompiledRuleset, input: Input, calls?: CalleeResolver): string | null {
   // NOTE (speed): failed candidates are common; their stack traces are never read.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return execute(compiled, input, EXEC).code;
+    return execute(compiled, input, calls === undefined ? EXEC : { ...EXEC, calls }).code;
   } catch (err) {
     if (err instanceof ExecutionError) return null;
     throw err;
@@ -46,6 +47,8 @@ export class WitnessSearch {
   constructor(
     private readonly from: CompiledRuleset,
     private readonly to: CompiledRuleset,
+    /** Call steps run the tenant's rulesets (EXTENSIONS.md 3). */
+    private readonly calls?: CalleeResolver,
   ) {
     const set = new Set<string>();
     for (const c of [from, to]) for (const step of c.steps.values()) for (const e of stepExpressions(step)) collectPaths(e.ast, set);
@@ -80,7 +83,7 @@ export class WitnessSearch {
     if (base === undefined) return null;
     for (const candidate of this.variants(base)) {
       if (--budget.tries < 0) return null;
-      if (codeOf(this.from, candidate) === fromCode && codeOf(this.to, candidate) === toCode) return candidate;
+      if (codeOf(this.from, candidate, this.calls) === fromCode && codeOf(this.to, candidate, this.calls) === toCode) return candidate;
     }
     return null;
   }

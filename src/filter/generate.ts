@@ -9,7 +9,7 @@ import { checkCapability } from './capability.js';
 import { resolveColumns } from './columns.js';
 import { toJsonTree } from './json.js';
 import { toMongo } from './mongo.js';
-import { planPaths } from './planner.js';
+import { planPaths, type CalleeResolver } from './planner.js';
 import { ALWAYS, NEVER, fieldsOf, keyOf, type Pred } from './predicate.js';
 import { hasNul, nulError } from './nul.js';
 import { prepare } from './prepare.js';
@@ -39,12 +39,14 @@ function constant(format: FilterFormat, matches: boolean, truncated: boolean, ex
  * The predicate tree of the rows for which `compiled` yields one of the target codes, given the known
  * input; `always`/`never` when that does not depend on unknown fields. `truncated` when a limit
  * stopped the walk (the tree is then `always`). `exact` is false when the tree is a superset
- * (truncation, a variable condition, a failure no condition writes).
+ * (truncation, a variable condition, a failure no condition writes). `calls` resolves the
+ * callees of call steps (the current versions of the caller's tenant); without it, or for a
+ * callee it does not know, a path through the call ends (the engine fails there).
  */
-export function filterTree(compiled: CompiledRuleset, request: FilterRequest): { tree: Pred; truncated: boolean; exact: boolean } {
+export function filterTree(compiled: CompiledRuleset, request: FilterRequest, calls?: CalleeResolver): { tree: Pred; truncated: boolean; exact: boolean } {
   const prepared = prepare(compiled);
   const known = { root: request.known_input, fieldMissing: compiled.fieldMissing, memo: prepared.memo };
-  const outcome = planPaths(prepared, known, new Set(request.target_results), request.max_paths);
+  const outcome = planPaths(prepared, known, new Set(request.target_results), request.max_paths, calls);
   // NOTE: SPEC: when max_paths (or the depth limit) cuts the walk, always_matches is also true.
   if (outcome.truncated) return { tree: { type: 'always' }, truncated: true, exact: false };
   const finished = outcome.paths.map(finishPath).filter((p): p is Path => p !== null);
@@ -79,15 +81,16 @@ function disjunction(paths: readonly Path[]): Pred {
 /**
  * Generates the filter of `request` for `compiled`. Throws `FilterError`: `BAD_REQUEST` for an
  * unsafe column name or a known value with a NUL that would reach SQL text, `INEXPRESSIBLE`
- * (`filter compilation failed: ...`) for a condition the format cannot express.
+ * (`filter compilation failed: ...`) for a condition the format cannot express. `calls`: as
+ * for `filterTree` (call steps, EXTENSIONS.md 3).
  */
-export function generateFilter(compiled: CompiledRuleset, request: FilterRequest): FilterResponse {
+export function generateFilter(compiled: CompiledRuleset, request: FilterRequest, calls?: CalleeResolver): FilterResponse {
   const format = request.format;
   // Dates (EXTENSIONS.md 3): now() folds to the request's "now", else the clock read once.
   setRequestNow(request.now ?? null);
   let planned: ReturnType<typeof filterTree>;
   try {
-    planned = filterTree(compiled, request);
+    planned = filterTree(compiled, request, calls);
   } finally {
     setRequestNow(null);
   }

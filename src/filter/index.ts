@@ -8,7 +8,7 @@
 export { FilterError, type FilterErrorCode } from './errors.js';
 export { parseFilterRequest } from './request.js';
 export { generateFilter, filterTree } from './generate.js';
-export { MAX_DEPTH, MAX_VISITS } from './planner.js';
+export { MAX_DEPTH, MAX_VISITS, type CalleeResolver } from './planner.js';
 export type { Pred } from './predicate.js';
 export {
   DEFAULT_MAX_PATHS,

@@ -67,7 +67,33 @@ export type VarBinding =
   /** A residual over unknown fields: substituted where `$name` is read. */
   | { readonly kind: 'residual'; readonly residual: Residual }
   /** The fallback: not tracked (reads give a `var` residual, a superset). */
-  | { readonly kind: 'opaque' };
+  | { readonly kind: 'opaque' }
+  /**
+   * A known object with residual parts (filters through call steps, planner.ts): `skeleton` is
+   * the value with each leaf replaced by null; a path that ends at a leaf reads its residual, a
+   * path that does not touch a leaf is read from the skeleton by the engine itself (a missing key
+   * included), a path above or below a leaf is untracked (reading a whole object with a residual
+   * inside cannot be written as a column).
+   */
+  | { readonly kind: 'struct'; readonly skeleton: JsonValue; readonly leaves: readonly StructLeaf[] };
+
+/** A residual part of a `struct` binding, at `path` below the variable (object keys). */
+export interface StructLeaf {
+  readonly path: readonly string[];
+  readonly residual: Residual;
+}
+
+/** True when one of `a`, `b` is a prefix of the other (equal included). */
+function overlaps(a: readonly (string | number)[], b: readonly (string | number)[], from: number): boolean {
+  const n = Math.min(a.length, b.length - from);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i + from]) return false;
+  return true;
+}
+
+/** The leaf of `b` that the variable path `segments` (variable name first) ends at, if any. */
+function leafAt(b: { readonly leaves: readonly StructLeaf[] }, segments: readonly (string | number)[]): StructLeaf | undefined {
+  return b.leaves.find((l) => l.path.length === segments.length - 1 && overlaps(l.path, segments, 1));
+}
 
 /** The variable bindings partial evaluation reads (implemented by variables.ts). */
 export interface VarScope {
@@ -233,7 +259,13 @@ function isKnownSubtree(node: Node, known: KnownInput): boolean {
   if (r.variable) {
     const vars = known.vars;
     if (vars === undefined) return false;
-    for (const p of r.vars) if ((vars.get(p.segments[0] as string)?.kind ?? 'value') !== 'value') return false;
+    for (const p of r.vars) {
+      const b = vars.get(p.segments[0] as string);
+      if (b === undefined || b.kind === 'value') continue;
+      // A struct's known part is read from its skeleton (see VarBinding).
+      if (b.kind === 'struct' && !b.leaves.some((l) => overlaps(l.path, p.segments, 1))) continue;
+      return false;
+    }
   }
   return r.paths.every((p) => lookup(known.root, p.segments) !== UNKNOWN);
 }
@@ -305,6 +337,10 @@ export function partialEval(node: Node, known: KnownInput): Residual {
 function variable(node: PathNode, known: KnownInput): Residual {
   const b = known.vars?.get(node.segments[0] as string);
   if (b?.kind === 'residual' && node.segments.length === 1) return b.residual;
+  if (b?.kind === 'struct') {
+    const leaf = leafAt(b, node.segments);
+    if (leaf !== undefined) return leaf.residual;
+  }
   return { kind: 'var', path: renderPath(node) };
 }
 
@@ -349,8 +385,11 @@ function binary(op: BinaryOp, left: Residual, right: Residual): Residual {
 function call(name: string, argNodes: readonly Node[], known: KnownInput): Residual {
   // `exists($v)` is true wherever `$v` is set, whatever the value it was set to.
   const [first] = argNodes;
-  if (name === 'exists' && first?.kind === 'path' && first.scope === 'var' && first.segments.length === 1) {
-    if (known.vars?.get(first.segments[0] as string)?.kind === 'residual') return TRUE;
+  if (name === 'exists' && first?.kind === 'path' && first.scope === 'var') {
+    const b = known.vars?.get(first.segments[0] as string);
+    if (b?.kind === 'residual' && first.segments.length === 1) return TRUE;
+    // A struct's leaf is a key of a built object: set, whatever it holds.
+    if (b?.kind === 'struct' && leafAt(b, first.segments) !== undefined) return TRUE;
   }
   const args: Residual[] = [];
   for (const n of argNodes) {

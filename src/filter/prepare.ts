@@ -5,7 +5,8 @@
  * stored ruleset parse and compile nothing, and the state goes away with the compiled value. The
  * graph facts come from the compiled ruleset itself (`CompiledRuleset.graph`).
  */
-import { DerivedSlot, type BranchInfo, type CompiledRuleset } from '../ruleset/index.js';
+import { DerivedSlot, stepsReaching, type BranchInfo, type CompiledRuleset } from '../ruleset/index.js';
+import type { CallSites } from './call-input.js';
 import type { Branch } from './condition.js';
 import { newExprMemo, type ExprMemo } from './partial-eval.js';
 
@@ -19,11 +20,23 @@ export interface PreparedRuleset {
    */
   readonly sharedConditions: Map<BranchInfo, Branch>;
   readonly memo: ExprMemo;
+  /** Its call steps' callees as seen through their input mappings (call-input.ts). */
+  readonly callSites: CallSites;
+  /** The steps from which some terminal can be reached: what a walk of it as a callee enters (planner.ts). */
+  readonly calleeLive: ReadonlySet<string>;
 }
 
 const PREPARED = new DerivedSlot<PreparedRuleset>('filter');
 
 /** The filter state of `compiled` (built on first use, then owned by `compiled`). */
 export function prepare(compiled: CompiledRuleset): PreparedRuleset {
-  return compiled.derived.get(PREPARED, () => Object.freeze({ compiled, sharedConditions: new Map(), memo: newExprMemo() }));
+  return compiled.derived.get(PREPARED, () =>
+    Object.freeze({
+      compiled,
+      sharedConditions: new Map(),
+      memo: newExprMemo(),
+      callSites: new Map(),
+      calleeLive: stepsReaching(compiled.graph, compiled.graph.terminalsByCode.keys()),
+    }),
+  );
 }

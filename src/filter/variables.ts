@@ -24,8 +24,9 @@
  * (an untracked binding is keyed by its residual and the state it was made in). The planner uses
  * it for cycles: coming back to a step with the same key, the engine would loop.
  */
-import type { Vars } from '../expr/index.js';
-import { readsVariable, type KnownInput, type Residual, type VarBinding, type VarScope } from './partial-eval.js';
+import type { JsonValue } from '../expr/ast.js';
+import { renderPath, type Vars } from '../expr/index.js';
+import { readsVariable, type KnownInput, type Residual, type StructLeaf, type VarBinding, type VarScope } from './partial-eval.js';
 
 interface Entry {
   readonly binding: VarBinding;
@@ -63,6 +64,9 @@ function condNesting(r: Residual): number {
   }
 }
 
+/** Numbers the struct bindings whose state has no key of its own (see `bindStruct`). */
+let structSeq = 0;
+
 /** The variables set on a path (immutable: `bind` returns a new environment). */
 export class VarEnv implements VarScope {
   /** No variable set. */
@@ -81,7 +85,10 @@ export class VarEnv implements VarScope {
   values(): Vars {
     if (this.valuesCache === undefined) {
       const out = Object.create(null) as Vars;
-      for (const [name, e] of this.entries) if (e.binding.kind === 'value') out[name] = e.binding.value;
+      for (const [name, e] of this.entries) {
+        if (e.binding.kind === 'value') out[name] = e.binding.value;
+        else if (e.binding.kind === 'struct') out[name] = e.binding.skeleton; // its leaves are never read from here (partial-eval.ts)
+      }
       this.valuesCache = out;
     }
     return this.valuesCache;
@@ -101,16 +108,41 @@ export class VarEnv implements VarScope {
     return this.with(name, { binding: { kind: 'residual', residual: r }, key: `r${JSON.stringify(r)}` });
   }
 
-  /** True when some variable is bound to a residual. */
+  /**
+   * Binds `name` to an object known but for its `leaves` (a call's input or result, planner.ts):
+   * `skeleton` holds null at each leaf. Without leaves it is a plain value.
+   * NOTE (key): leaves over fields only are keyed by their text; a leaf that reads an untracked
+   * variable (a callee's) may hold different values under the same text, so such a binding gets
+   * a key of its own: never equal to another, the cycle check then never drops a path on it.
+   */
+  bindStruct(name: string, skeleton: JsonValue, leaves: readonly StructLeaf[]): VarEnv {
+    if (leaves.length === 0) return this.bind(name, { kind: 'value', value: skeleton });
+    const key = leaves.some((l) => readsVariable(l.residual) || l.residual.kind === 'error')
+      ? `s#${++structSeq}`
+      : `s${JSON.stringify(skeleton)}${JSON.stringify(leaves)}`;
+    return this.with(name, { binding: { kind: 'struct', skeleton, leaves }, key });
+  }
+
+  /** True when some variable is bound to a residual (a struct's leaves included). */
   hasResiduals(): boolean {
-    for (const e of this.entries.values()) if (e.binding.kind === 'residual') return true;
+    for (const e of this.entries.values()) if (e.binding.kind === 'residual' || e.binding.kind === 'struct') return true;
     return false;
   }
 
-  /** The same environment with the residual bindings read as untracked (the fallback). */
+  /** The same environment with the residual bindings read as untracked (the fallback; a struct keeps its known part). */
   withoutResiduals(): VarEnv {
     const out = new Map<string, Entry>();
-    for (const [name, e] of this.entries) out.set(name, e.binding.kind === 'residual' ? { binding: OPAQUE, key: e.key } : e);
+    for (const [name, e] of this.entries) {
+      const b = e.binding;
+      if (b.kind === 'residual') out.set(name, { binding: OPAQUE, key: e.key });
+      else if (b.kind === 'struct') {
+        const leaves = b.leaves.map((l) => ({
+          path: l.path,
+          residual: { kind: 'var', path: renderPath({ scope: 'var', segments: [name, ...l.path] }) } as Residual,
+        }));
+        out.set(name, { binding: { kind: 'struct', skeleton: b.skeleton, leaves }, key: e.key });
+      } else out.set(name, e);
+    }
     return new VarEnv(out);
   }
 

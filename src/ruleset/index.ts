@@ -9,7 +9,9 @@ export {
   compileRuleset,
   type ActionInfo,
   type ActionStepInfo,
+  type ArgumentInfo,
   type BranchInfo,
+  type CallInfo,
   type CompiledRuleset,
   type DecisionInfo,
   type OutputInfo,
@@ -20,7 +22,7 @@ export { buildGraph, stepsReaching, type RulesetGraph } from './graph.js';
 export { PLAN_KIND, STEP_KINDS, assertNever, stepExpressions, stepSuccessors, type StepExpression, type StepKind } from './steps.js';
 export { DerivedSlot, DerivedValues } from './derived.js';
 export { branchLocation, isTable, valueLocation } from './table.js';
-export { execute, type ExecuteOptions, type ExecutionStats, type LogSink } from './execute.js';
+export { MAX_CALL_DEPTH, execute, type ExecuteOptions, type ExecutionStats, type LogSink } from './execute.js';
 export type { LogLevel } from './plan.js';
 export { InputSchema, type InputProblem } from './input-schema.js';
 export { inputSchemaAnswer, inferInputSchema, type InputSchemaAnswer } from './schema-infer.js';

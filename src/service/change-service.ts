@@ -118,7 +118,8 @@ export class ChangeService {
       const parsed = parseFilterRequest(body);
       checkKnownInput(compiled.inputSchema, parsed.known_input);
       this.dataFor(ctx, compiled);
-      return generateFilter(compiled, parsed);
+      const callee = this.deps.callee;
+      return generateFilter(compiled, parsed, callee === undefined ? undefined : (n) => callee(ctx.tenant, n));
     } catch (err) {
       throw fromFilterError(err);
     }
@@ -154,7 +155,9 @@ export class ChangeService {
     if (behavior === undefined) return { changes, behavior: null };
     // Reference data is folded like known input when either version reads it (or may, through a call).
     const data = needsData(from) || needsData(to) ? (this.deps.data?.(ctx.tenant) ?? null) : null;
-    return { changes, behavior: behavior(from, to, data === null ? {} : { data }) };
+    const callee = this.deps.callee;
+    const calls = callee === undefined ? undefined : (n: string) => callee(ctx.tenant, n);
+    return { changes, behavior: behavior(from, to, { ...(data === null ? {} : { data }), ...(calls ? { calls } : {}) }) };
   }
 
   /**

@@ -346,7 +346,8 @@ export class RuleService implements RuleServiceApi {
       checkKnownInput(rec.compiled.inputSchema, parsed.known_input);
       // Reference data: the filter reads `@name` as known values (filter/partial-eval.ts).
       if (needsData(rec.compiled)) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null);
-      return generateFilter(rec.compiled, parsed);
+      // Call steps (EXTENSIONS.md 3): callees are expanded with the tenant's current versions.
+      return generateFilter(rec.compiled, parsed, this.callees(ctx.tenant));
     } catch (err) {
       throw fromFilterError(err);
     }

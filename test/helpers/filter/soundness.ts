@@ -21,10 +21,23 @@ import type { JsonValue } from '../../../src/expr/ast.js';
 import { setDataSnapshot } from '../../../src/expr/data-ref.js';
 import { setRequestNow } from '../../../src/expr/dates.js';
 import { FilterError, generateFilter, parseFilterRequest, type FilterFormat, type FilterResponse, type JsonFilterNode } from '../../../src/filter/index.js';
-import { compileRuleset, execute } from '../../../src/ruleset/index.js';
+import { compileRuleset, execute, type CompiledRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 import type { FilterDatabases } from './databases.js';
 import { FIELDS, setPath, type FilterCase, type Row } from './gen-case.js';
 import { evalTree } from './tree-eval.js';
+
+/**
+ * A case, with the rulesets its call steps call when it has some (gen-calls.ts, EXTENSIONS.md 3):
+ * the truth executes with them as the `calls` resolver and the filter expands them.
+ */
+export type CheckedCase = FilterCase & { readonly callees?: readonly RulesetDoc[] };
+
+/** The callee resolver of a case (by config.name), or undefined without callees. */
+function calleesOf(c: CheckedCase): ((name: string) => CompiledRuleset | undefined) | undefined {
+  if (c.callees === undefined) return undefined;
+  const byName = new Map(c.callees.map((d) => [d.config.name, compileRuleset(d)]));
+  return (name) => byName.get(name);
+}
 
 /** Counters of a run, for the test's diagnostic line. */
 export interface Stats {
@@ -131,12 +144,12 @@ function isSubset(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   return [...a].every((x) => b.has(x));
 }
 
-function c0(p: Pending): FilterCase {
+function c0(p: Pending): CheckedCase {
   return p.c;
 }
 
 interface Pending {
-  c: FilterCase;
+  c: CheckedCase;
   responses: Record<FilterFormat, FilterResponse>;
   truth: Set<number>;
   exact: boolean;
@@ -150,7 +163,7 @@ interface Pending {
  * Checks a batch of cases against the same rows (loaded once into both databases). Returns the
  * failure reports (empty when everything holds).
  */
-export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCase[], rows: readonly Row[], stats: Stats): Promise<string[]> {
+export async function checkBatch(dbs: FilterDatabases, cases: readonly CheckedCase[], rows: readonly Row[], stats: Stats): Promise<string[]> {
   const failures: string[] = [];
   await dbs.load(rows.map((r) => ({ id: r.id, values: new Map(FIELDS.map((f) => [f.column, r.values.get(f.path)!])) })));
   const docs = rows.map(mongoDoc);
@@ -164,6 +177,7 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
         {
           seed: c.seed,
           ruleset: c.doc,
+          ...(c.callees ? { callees: c.callees } : {}),
           known_input: c.knownInput,
           target_results: c.targets,
           field_mapping: c.mapping,
@@ -176,6 +190,8 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
         1,
       );
     const compiled = compileRuleset(c.doc);
+    const calls = calleesOf(c);
+    const execOptions = calls === undefined ? EXEC_OPTIONS : { ...EXEC_OPTIONS, calls };
     const truth = new Set<number>();
     const base = { target_results: c.targets, field_mapping: c.mapping, max_paths: c.maxPaths, ...(c.now !== null ? { now: c.now } : {}) };
     // The engine reads the case's datasets (`@ref`) and the request's `now` (canonical), as the service sets them.
@@ -183,7 +199,7 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     setRequestNow(parseFilterRequest({ ...base, known_input: {} }).now ?? null);
     for (const row of rows) {
       try {
-        if (c.targets.includes(execute(compiled, mergedInput(c, row), EXEC_OPTIONS).code)) truth.add(row.id);
+        if (c.targets.includes(execute(compiled, mergedInput(c, row), execOptions).code)) truth.add(row.id);
       } catch {
         // An execution error yields no code: the row does not match (EXTENSIONS.md 6).
         stats.failed++;
@@ -194,13 +210,13 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
     try {
       // A request with other known input, datasets and time first: whatever is cached per compiled ruleset must not leak.
       setDataSnapshot(OTHER_DATA);
-      generateFilter(compiled, parseFilterRequest({ known_input: {}, target_results: c.targets, format: 'json', now: OTHER_NOW }));
+      generateFilter(compiled, parseFilterRequest({ known_input: {}, target_results: c.targets, format: 'json', now: OTHER_NOW }), calls);
     } catch {
       // Unsupported without the known input (e.g. arithmetic on a field that is known below): fine.
     }
     try {
       setDataSnapshot(c.data);
-      const generated = FORMATS.map((format) => generateFilter(compiled, parseFilterRequest({ ...base, known_input: c.knownInput, format })));
+      const generated = FORMATS.map((format) => generateFilter(compiled, parseFilterRequest({ ...base, known_input: c.knownInput, format }), calls));
       responses = { sql: generated[0]!, json: generated[1]!, mongo: generated[2]! };
     } catch (err) {
       // SPEC.md: arithmetic on an unknown field cannot be written as a filter (a 500). The
@@ -317,6 +333,7 @@ export async function checkBatch(dbs: FilterDatabases, cases: readonly FilterCas
           {
             seed: c.seed,
             ruleset: c.doc,
+            ...(c.callees ? { callees: c.callees } : {}),
             known_input: c.knownInput,
             target_results: c.targets,
             field_mapping: c.mapping,

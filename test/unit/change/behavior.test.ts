@@ -245,3 +245,36 @@ test('identical long rulesets are equivalent: a contradiction behind many disjun
   const d = behaviouralDiff(ruleset(steps), ruleset(structuredClone(steps)));
   assert.deepEqual(d, { equivalent: true, exact: true, truncated: false, regions: [] });
 });
+
+test('call steps: both versions expand the callee (the tenant resolver), and witnesses run it', () => {
+  const risk = compileRuleset({
+    config: { name: 'risk', entry_step: 's' },
+    steps: {
+      s: { type: 'decision', branches: [{ condition: 'amount > 1000', next_step: 'high' }], default_next: 'low' },
+      high: { type: 'terminal', result: { code: 'HIGH' } },
+      low: { type: 'terminal', result: { code: 'LOW' } },
+    },
+  });
+  const caller = (onHigh: string) =>
+    compileRuleset({
+      config: { name: 'loan', entry_step: 'ask' },
+      steps: {
+        ask: { type: 'call', ruleset: 'risk', input: { amount: 'order.amount' }, result: 'r', next_step: 'd' },
+        d: { type: 'decision', branches: [{ condition: '$r.code == "HIGH"', next_step: onHigh }], default_next: 'ok' },
+        ok: { type: 'terminal', result: { code: 'OK' } },
+        review: { type: 'terminal', result: { code: 'REVIEW' } },
+        no: { type: 'terminal', result: { code: 'NO' } },
+      },
+    });
+  const calls = (name: string) => (name === 'risk' ? risk : undefined);
+  const d = behaviouralDiff(caller('review'), caller('no'), { calls });
+  assert.equal(d.equivalent, false);
+  assert.equal(d.exact, true);
+  assert.deepEqual(
+    d.regions.map((r) => [r.from_code, r.to_code, r.sql]),
+    [['REVIEW', 'NO', 'order_amount > 1000']],
+  );
+  assert.ok(((d.regions[0]!.witness as { order: { amount: number } }).order.amount ?? 0) > 1000);
+  // Without the resolver every path through the call ends (the engine fails there): no region.
+  assert.equal(behaviouralDiff(caller('review'), caller('no')).regions.length, 0);
+});

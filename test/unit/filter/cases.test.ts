@@ -7,6 +7,7 @@
  *     condition: 'user.name == "x"'      # one decision: condition → MATCH, default → NO_MATCH
  *     # or conditions: [c1, c2]          # several branches, each → MATCH, default → NO_MATCH
  *     # or ruleset: <name in rulesets> | <inline ruleset document>
+ *     callees: [risk]                    # rulesets (names in rulesets) its call steps resolve, by config.name
  *     # or chain: {length: 60, condition: 'n{i} == 1', exit_at: 2}
  *     #   decisions s1..sN in a row ({i} = step number), last → MATCH, default → NO_MATCH;
  *     #   exit_at adds a first branch 'leave == true' → terminal EXIT at that step
@@ -39,7 +40,7 @@ import YAML from 'yaml';
 import type { JsonValue } from '../../../src/expr/ast.js';
 import { setDataSnapshot } from '../../../src/expr/index.js';
 import { FilterError, generateFilter, parseFilterRequest, type FilterFormat, type FilterResponse } from '../../../src/filter/index.js';
-import { compileRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
+import { compileRuleset, type CompiledRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 import { ServiceError } from '../../../src/service/errors.js';
 import { fromFilterError } from '../../../src/service/filter-errors.js';
 
@@ -48,6 +49,7 @@ interface Case {
   condition?: string;
   conditions?: string[];
   ruleset?: string | RulesetDoc;
+  callees?: string[];
   chain?: { length: number; condition: string; exit_at?: number };
   known_input?: unknown;
   target_results?: unknown;
@@ -122,8 +124,20 @@ function bodyOf(c: Case, format: FilterFormat): unknown {
   return body;
 }
 
-function run(doc: RulesetDoc, body: unknown): FilterResponse {
-  return generateFilter(compileRuleset(doc), parseFilterRequest(body));
+/** The callee resolver of a case (call steps, EXTENSIONS.md 3): its `callees`, by config.name. */
+function calleesOf(c: Case, file: CaseFile): ((name: string) => CompiledRuleset | undefined) | undefined {
+  if (c.callees === undefined) return undefined;
+  const byName = new Map<string, CompiledRuleset>();
+  for (const key of c.callees) {
+    const doc = file.rulesets?.[key];
+    if (doc === undefined) throw new Error(`unknown callee ${key}`);
+    byName.set(doc.config.name, compileRuleset(doc));
+  }
+  return (name) => byName.get(name);
+}
+
+function run(doc: RulesetDoc, body: unknown, calls?: (name: string) => CompiledRuleset | undefined): FilterResponse {
+  return generateFilter(compileRuleset(doc), parseFilterRequest(body), calls);
 }
 
 function checkFlags(c: Case, r: FilterResponse, label: string): void {
@@ -140,14 +154,14 @@ function checkFlags(c: Case, r: FilterResponse, label: string): void {
   if (c.unknown_fields !== undefined) assert.deepEqual(r.unknown_fields, c.unknown_fields, `${label}: unknown_fields`);
 }
 
-function checkError(c: Case, doc: RulesetDoc, format: FilterFormat): void {
+function checkError(c: Case, doc: RulesetDoc, format: FilterFormat, calls?: (name: string) => CompiledRuleset | undefined): void {
   const want = c.error!;
   const label = `${c.name} [${format}]`;
   assert.throws(
     () => {
       // The code the service answers with: the filter's own error mapped into the catalog.
       try {
-        run(doc, bodyOf(c, format));
+        run(doc, bodyOf(c, format), calls);
       } catch (err) {
         assert.ok(err instanceof FilterError, `${label}: expected a FilterError, got ${String(err)}`);
         throw fromFilterError(err);
@@ -180,23 +194,24 @@ for (const name of files) {
         setDataSnapshot(c.data === undefined ? null : new Map(Object.entries(c.data as Record<string, JsonValue>)));
         t.after(() => setDataSnapshot(null));
         const doc = rulesetOf(c, file);
+        const calls = calleesOf(c, file);
         if (c.error !== undefined) {
           const formats = c.error.formats ?? (c.body !== undefined ? ['sql' as const] : FORMATS);
-          for (const f of formats) checkError(c, doc, f);
+          for (const f of formats) checkError(c, doc, f, calls);
         }
         let ran = 0;
         for (const format of FORMATS) {
           const given = format in c;
           if (!given && !(c.run ?? []).includes(format)) continue;
           ran++;
-          const r = run(doc, bodyOf(c, format));
+          const r = run(doc, bodyOf(c, format), calls);
           assert.equal(r.format, format);
           if (given) assert.deepEqual(r.filter, c[format], `${c.name} [${format}]: filter`);
           checkFlags(c, r, `${c.name} [${format}]`);
         }
         if (c.body !== undefined && c.error === undefined) {
           ran++;
-          const r = run(doc, c.body);
+          const r = run(doc, c.body, calls);
           checkFlags(c, r, c.name);
         }
         assert.ok(ran > 0 || c.error !== undefined, `${c.name}: case checks nothing`);
