@@ -44,9 +44,10 @@ const BY_KEY: ReadonlyMap<string, FlagDef> = new Map(FLAGS.filter((f) => f.name 
  * mapping, or a list for an option that is not a list.
  */
 export function parseConfigFile(path: string, text: string, cwd: string): ConfigFileValues {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   if (doc.errors.length > 0) {
-    throw new ConfigFileError(`${path}: not valid YAML or JSON: ${firstLine(doc.errors[0]!.message)}`);
+    // The first line of the message names the problem and its line and column.
+    throw new ConfigFileError(`${path}: not valid YAML or JSON: ${firstLine(doc.errors[0]!.message).replace(/:$/, '')}`);
   }
   const values = new Map<string, FileValue>();
   const root = doc.contents;
