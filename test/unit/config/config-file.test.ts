@@ -67,7 +67,11 @@ test('YAML values are typed like the flag text: numbers, booleans, enums, addres
 });
 
 test('a JSON file is read the same way', () => {
-  const c = parse(['--config', 'svc.json'], {}, { 'svc.json': '{"max_batch_size": 500, "metrics_enabled": false, "signature_trusted_keys": "a2V5MQ==,a2V5Mg=="}' });
+  const c = parse(
+    ['--config', 'svc.json'],
+    {},
+    { 'svc.json': '{"max_batch_size": 500, "metrics_enabled": false, "signature_trusted_keys": "a2V5MQ==,a2V5Mg=="}' },
+  );
   assert.equal(c.maxBatchSize, 500);
   assert.equal(c.metricsEnabled, false);
   assert.deepEqual(c.signatureTrustedKeys, ['a2V5MQ==', 'a2V5Mg==']);

@@ -105,7 +105,11 @@ for (const def of FLAGS) {
       assert.deepEqual(byFile, byFlag);
       assert.notDeepEqual(byFile, parse(['--config', 'svc.json', ...prereq], baseEnv));
       if (def.default !== null) {
-        assert.deepEqual(parseWithFile([...prereq, `--${def.name}=${def.default}`], env, { [key]: def.example }), parse(['--config', 'svc.json', ...prereq], env), 'the flag beats the file');
+        assert.deepEqual(
+          parseWithFile([...prereq, `--${def.name}=${def.default}`], env, { [key]: def.example }),
+          parse(['--config', 'svc.json', ...prereq], env),
+          'the flag beats the file',
+        );
       }
     });
   }

@@ -87,7 +87,18 @@ test('every option is printed under its file key with where its value came from'
 });
 
 test('the YAML form has a source comment on every line and reads back as the same configuration', () => {
-  const argv = ['--max-batch-size', '7', '--rules-dir', '/data/rules', '--http-addr', '[::1]:9000', '--signature-trusted-keys', 'a2V5MQ==,a2V5Mg==', '--uds-mode', '0660'];
+  const argv = [
+    '--max-batch-size',
+    '7',
+    '--rules-dir',
+    '/data/rules',
+    '--http-addr',
+    '[::1]:9000',
+    '--signature-trusted-keys',
+    'a2V5MQ==,a2V5Mg==',
+    '--uds-mode',
+    '0660',
+  ];
   const yaml = printed([...argv, '--print-config']);
   assert.match(yaml, /^# config file: none$/m);
   assert.match(yaml, /^max_batch_size: 7 +# flag$/m);
