@@ -190,7 +190,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     rulesets: store.count(),
     tenants: tenancy ? tenancy.registry.list().length : null,
     shownSyncUrl: config.syncUrl === null ? null : redactUrl(config.syncUrl),
-    openDoor: doors.length > 0 ? openDoorMessage(doors) : null,
+    // Under svc-cluster only the worker that logged the warning repeats it.
+    openDoor: doors.length > 0 && firstWorker ? openDoorMessage(doors) : null,
   });
   logger.info({ ...ready }, 'ready');
 
