@@ -28,7 +28,7 @@ function placeholder(def: FlagDef): string {
       return '<url>';
     case 'text':
     case 'pattern':
-      return /(dir|path|file|cert|key)$/.test(def.name) ? '<path>' : '<value>';
+      return def.path === true || /(dir|path|file|cert|key)$/.test(def.name) ? '<path>' : '<value>';
   }
 }
 

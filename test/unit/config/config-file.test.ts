@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, parseConfig, type Config } from '../../../src/config/index.js';
+import { ConfigError, FLAGS, parseConfig, type Config } from '../../../src/config/index.js';
 import { nearest } from '../../../src/config/config-file.js';
 
 const CWD = '/srv/app';
@@ -164,4 +164,14 @@ test('nearest: within two edits and shorter than the word, else nothing', () => 
   assert.equal(nearest('roel', ['role', 'port']), 'role');
   assert.equal(nearest('listen', ['role', 'port']), undefined);
   assert.equal(nearest('x', ['p']), undefined);
+});
+
+test('every option whose name says it is a file or directory is marked path (resolved against the config file)', () => {
+  const unmarked = FLAGS.filter((f) => /(dir|path|file|cert|key|ca)$/.test(f.name) && f.path !== true).map((f) => f.name);
+  assert.deepEqual(unmarked, []);
+  assert.deepEqual(
+    FLAGS.filter((f) => f.path === true && f.kind.type !== 'text').map((f) => f.name),
+    [],
+    'paths are text options',
+  );
 });
