@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startAuth } from './auth/index.js';
 import type { Config } from './config/index.js';
-import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js';
+import { AuditLog, Metrics, buildReadyReport, createLogger, type Logger } from './observe/index.js';
 import { BufferedLineSink } from './observe/buffered-sink.js';
 import type { Tracing } from './observe/tracing.js';
 import { NO_METRICS } from './service/ports.js';
@@ -20,6 +20,7 @@ import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/i
 import { createStore } from './store/index.js';
 import { DataStore } from './store/data-store.js';
 import { prepareSync } from './sync/index.js';
+import { redactUrl } from './sync/broker-auth.js';
 import { buildHttpApp } from './transport/http/app.js';
 import { loadHttpsOptions } from './transport/http/https.js';
 import { openDoorMessage, openDoors } from './transport/open-door.js';
@@ -154,10 +155,14 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     logger.info({ url: httpUrl, ...(https ? { mtls: https.requestCert } : {}) }, 'http listening');
     closers.push(() => app.close());
   }
+  let grpcAddress: string | null = null;
+  let socketPath: string | null = null;
   if (!config.disableGrpc || config.udsPath !== null) {
     // gRPC on --grpc-addr and/or --uds-path (docs/grpc.md); a failed start closes what already listens.
     try {
       const grpc = await startGrpcServer(service, config, logger, observe, auth ? { guard: auth.guard } : {});
+      grpcAddress = grpc.address;
+      socketPath = grpc.socketPath;
       closers.push(() => grpc.close());
     } catch (err) {
       await Promise.allSettled(closers.map((c) => c()));
@@ -173,6 +178,22 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 
   await sync.start();
   closers.push(() => sync.close());
+
+  // The `ready` line (docs/configuration.md "Log format"): what a person needs to know, in one record;
+  // `--log-format pretty` draws it as the start-up banner.
+  const ready = buildReadyReport(config, {
+    version: VERSION,
+    readyMs: Math.round(performance.now()),
+    httpUrl,
+    grpcAddress,
+    socketPath,
+    rulesets: store.count(),
+    tenants: tenancy ? tenancy.registry.list().length : null,
+    shownSyncUrl: config.syncUrl === null ? null : redactUrl(config.syncUrl),
+    // Under svc-cluster only the worker that logged the warning repeats it.
+    openDoor: doors.length > 0 && firstWorker ? openDoorMessage(doors) : null,
+  });
+  logger.info({ ...ready }, 'ready');
 
   audit.write('server_started', { version: VERSION, rules_count: store.count() });
 

@@ -5,11 +5,17 @@
  * credentials files. Wiring only.
  */
 import { loadConfigOrExit } from '../config/index.js';
-import { createLogger } from '../observe/index.js';
+import { createLogger, resolveLogFormat } from '../observe/index.js';
 import { startServer } from '../server.js';
 
 const config = loadConfigOrExit(process.argv.slice(2), process.env);
-const logger = createLogger({ level: config.logLevel });
+// --log-format auto: readable lines and a banner when the log (stderr) goes to a terminal.
+const terminal = process.stderr.isTTY === true;
+const logger = createLogger({
+  level: config.logLevel,
+  format: resolveLogFormat(config.logFormat, terminal),
+  color: terminal && (process.env['NO_COLOR'] ?? '') === '',
+});
 
 // A closed stdout (audit lines) must not take the server down.
 process.stdout.on('error', (err) => logger.warn({ err: err.message }, 'stdout write failed'));

@@ -28,7 +28,7 @@ function placeholder(def: FlagDef): string {
       return '<url>';
     case 'text':
     case 'pattern':
-      return /(dir|path|file|cert|key)$/.test(def.name) ? '<path>' : '<value>';
+      return def.path === true || /(dir|path|file|cert|key)$/.test(def.name) ? '<path>' : '<value>';
   }
 }
 
@@ -58,12 +58,20 @@ export function buildCommand(version: string): Command {
     .exitOverride();
   const ordered = [...FLAGS].sort((a, b) => FLAG_GROUPS.indexOf(a.group) - FLAG_GROUPS.indexOf(b.group));
   for (const def of ordered) for (const option of optionsOf(def)) program.addOption(option);
+  // Not an option of the server: an action, like --help (config.ts prints and exits).
+  program.addOption(
+    new Option('--print-config [format]', 'Print the effective configuration (each value and where it came from; secrets as ***) and exit.')
+      .choices(['yaml', 'json'])
+      .preset('yaml')
+      .helpGroup('General:'),
+  );
   program.addHelpText(
     'after',
     [
       '',
       'Every option can also be set by its SVC_* environment variable (shown as env:).',
-      'A flag beats the variable, which beats the default. Booleans take true, false, 1, 0, yes, no;',
+      'A flag beats the variable, which beats the --config file, which beats the default.',
+      'Booleans take true, false, 1, 0, yes, no;',
       '--flag alone means true and --no-flag means false. See docs/configuration.md.',
     ].join('\n'),
   );

@@ -1,12 +1,16 @@
 /**
  * `parseConfig(argv, env)`: the server configuration, parsed once into a deep-frozen object.
  * Each option comes from its flag, else its `SVC_*` variable (an empty variable counts as
- * unset), else its default (ARCHITECTURE.md 10). Every value is validated; a bad one throws
- * `ConfigError` naming the flag or variable it came from.
+ * unset), else the `--config` file, else its default (ARCHITECTURE.md 10). Every value is
+ * validated; a bad one throws `ConfigError` naming the flag, variable or file key it came from.
  */
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { CommanderError } from 'commander';
 import { buildCommand } from './command.js';
+import { ConfigFileError, parseConfigFile, type ConfigFileValues } from './config-file.js';
+import { renderEffectiveConfig, type PrintFormat, type Source } from './print-config.js';
 import { FLAGS, camelOf, flagDef, type FlagDef } from './flags.js';
 import {
   ValueError,
@@ -21,25 +25,25 @@ import {
   parseText,
   type Address,
 } from './values.js';
-import type { Config, LogLevel, Role } from './types.js';
+import type { Config, LogFormat, LogLevel, Role } from './types.js';
 import { VERSION } from '../version.js';
 
 export type { Address } from './values.js';
-export type { Config, LogLevel, Role } from './types.js';
+export type { Config, LogFormat, LogLevel, Role } from './types.js';
 
 /** A bad flag or environment value; the message names it and says why. Exit code 2. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** `--help` or `--version` was given: print `output` to stdout and exit with `exitCode` (0). */
+/** `--help`, `--version` or `--print-config` was given: print `output` to stdout and exit with `exitCode` (0). */
 export class ConfigExit extends Error {
   override readonly name = 'ConfigExit';
   constructor(
     readonly output: string,
     readonly exitCode = 0,
   ) {
-    super('exit requested by --help or --version');
+    super('exit requested by --help, --version or --print-config');
   }
 }
 
@@ -49,19 +53,21 @@ export interface ParseOptions {
   readonly version?: string;
   /** Random source of the default instance id; default `crypto.randomBytes`. */
   readonly randomBytes?: (size: number) => Uint8Array;
+  /** Reads the `--config` file (UTF-8 text); default `fs.readFileSync`. */
+  readonly readFile?: (path: string) => string;
+  /** Directory a relative `--config` path is taken from; default `process.cwd()`. */
+  readonly cwd?: string;
 }
-
-type Source = 'flag' | 'env' | 'default';
 
 /** One option's final value and where it came from. */
 interface Resolved {
   readonly value: unknown;
   readonly source: Source;
-  /** `--name` or `SVC_NAME`: what error messages call it. */
+  /** `--name`, `SVC_NAME` or `<file>: name`: what error messages call it. */
   readonly label: string;
 }
 
-const RANK: Record<Source, number> = { default: 0, env: 1, flag: 2 };
+const RANK: Record<Source, number> = { default: 0, file: 1, env: 2, flag: 3 };
 
 /** Parses raw option text by the flag's kind; null stays null (a list becomes []). */
 function parseRaw(def: FlagDef, raw: string | null): unknown {
@@ -89,10 +95,14 @@ function parseRaw(def: FlagDef, raw: string | null): unknown {
   }
 }
 
-/** Flag, else non-empty env variable, else default; then parsed and validated. */
-function resolve(def: FlagDef, cli: ReadonlyMap<string, unknown>, env: Record<string, string | undefined>): Resolved {
+/**
+ * Flag, else non-empty env variable, else the config file, else default; then parsed and
+ * validated. A relative path from the file resolves against the file's directory.
+ */
+function resolve(def: FlagDef, cli: ReadonlyMap<string, unknown>, env: Record<string, string | undefined>, file: ConfigFileValues | null): Resolved {
   let raw: string | null;
   let source: Source;
+  const fromFile = file?.values.get(def.name);
   if (cli.has(def.name)) {
     const given = cli.get(def.name);
     raw = typeof given === 'boolean' ? String(given) : String(given ?? '');
@@ -100,21 +110,32 @@ function resolve(def: FlagDef, cli: ReadonlyMap<string, unknown>, env: Record<st
   } else if (env[def.env] !== undefined && env[def.env] !== '') {
     raw = env[def.env] as string;
     source = 'env';
+  } else if (fromFile !== undefined) {
+    raw = fromFile.raw;
+    source = 'file';
   } else {
     raw = def.default;
     source = 'default';
   }
-  const label = source === 'env' ? def.env : `--${def.name}`;
+  const label = source === 'env' ? def.env : source === 'file' ? `${file?.path}: ${fromFile?.key}` : `--${def.name}`;
   try {
-    return { value: parseRaw(def, raw), source, label };
+    const value = parseRaw(def, raw);
+    if (source === 'file' && def.path && typeof value === 'string') return { value: resolvePath(file!.dir, value), source, label };
+    return { value, source, label };
   } catch (err) {
     if (err instanceof ValueError) throw new ConfigError(`${label} ${err.message}`);
     throw err;
   }
 }
 
+/** What the command line says: option values given on it (by flag name), and `--print-config`. */
+interface CommandLine {
+  readonly cli: Map<string, unknown>;
+  readonly print: PrintFormat | null;
+}
+
 /** Runs commander over argv; returns the values given on the command line, by flag name. */
-function parseCommandLine(argv: readonly string[], version: string): Map<string, unknown> {
+function parseCommandLine(argv: readonly string[], version: string): CommandLine {
   const program = buildCommand(version);
   let out = '';
   program.configureOutput({ writeOut: (s) => (out += s), writeErr: () => {}, outputError: () => {} });
@@ -135,7 +156,28 @@ function parseCommandLine(argv: readonly string[], version: string): Map<string,
     const key = camelOf(def.name);
     if (program.getOptionValueSource(key) === 'cli') cli.set(def.name, program.getOptionValue(key));
   }
-  return cli;
+  const print = program.getOptionValue('printConfig') as PrintFormat | undefined;
+  return { cli, print: print ?? null };
+}
+
+/** Reads and parses the `--config` file; its problems become `ConfigError`s naming it. */
+function readConfigFile(given: Resolved, options: ParseOptions): ConfigFileValues | null {
+  if (given.value === null) return null;
+  const path = given.value as string;
+  const cwd = options.cwd ?? process.cwd();
+  let text: string;
+  try {
+    text = (options.readFile ?? ((p: string) => readFileSync(resolvePath(cwd, p), 'utf8')))(path);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new ConfigError(`${given.label} ${path}: cannot read the config file: ${reason}`);
+  }
+  try {
+    return parseConfigFile(path, text, cwd);
+  } catch (err) {
+    if (err instanceof ConfigFileError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /** Applies a port option over an address unless the address came from a stronger source. */
@@ -230,11 +272,18 @@ function deepFreeze<T>(value: T): T {
  * `ConfigExit` for `--help`/`--version`.
  */
 export function parseConfig(argv: readonly string[], env: Record<string, string | undefined>, options: ParseOptions = {}): Config {
-  const cli = parseCommandLine(argv, options.version ?? VERSION);
-  const values = new Map<string, Resolved>(FLAGS.map((def) => [def.name, resolve(def, cli, env)]));
+  const { cli, print } = parseCommandLine(argv, options.version ?? VERSION);
+  const configFile = resolve(flagDef('config'), cli, env, null);
+  const file = readConfigFile(configFile, options);
+  const values = new Map<string, Resolved>(FLAGS.map((def) => [def.name, def.name === 'config' ? configFile : resolve(def, cli, env, file)]));
   const r = reader(values);
   checkCombinations(r);
+  if (print !== null) {
+    const entries = FLAGS.map((def) => ({ def, ...(values.get(def.name) as Resolved) }));
+    throw new ConfigExit(renderEffectiveConfig(entries, print));
+  }
   const config: Config = {
+    configFile: r.str('config'),
     httpAddr: withPort(r.at('http-addr'), r.at('port')),
     grpcAddr: withPort(r.at('grpc-addr'), r.at('grpc-port')),
     udsPath: r.str('uds-path'),
@@ -290,6 +339,7 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     signatureAllowUnsignedLocal: r.bool('signature-allow-unsigned-local'),
     multiTenancyEnabled: r.bool('multi-tenancy-enabled'),
     logLevel: r.str('log-level') as LogLevel,
+    logFormat: r.str('log-format') as LogFormat,
     serviceName: r.str('service-name') as string,
     otlpEndpoint: r.str('otlp-endpoint'),
   };

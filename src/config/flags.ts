@@ -19,6 +19,7 @@ export type FlagKind =
 
 /** The groups of `docs/configuration.md` and of `--help`, in display order. */
 export const FLAG_GROUPS = [
+  'General',
   'Network',
   'Security',
   'Storage',
@@ -51,6 +52,16 @@ export interface FlagDef {
   readonly doc: string;
   /** A valid, non-default value: used by the docs examples and by the table-driven tests. */
   readonly example: string;
+  /**
+   * The value is a file or directory path: in a config file, a relative one resolves against
+   * the file's directory (from a flag or a variable it stays relative to the working directory).
+   */
+  readonly path?: true;
+  /**
+   * The value is a secret (password, token, key material): `--print-config` shows `***`.
+   * test/unit/config/print-config.test.ts fails for a flag whose name suggests a secret without it.
+   */
+  readonly secret?: true;
 }
 
 const BOOL = { type: 'bool' } as const;
@@ -72,6 +83,17 @@ export function camelOf(name: string): string {
 
 /** Every server option, grouped as in the docs. */
 export const FLAGS: readonly FlagDef[] = [
+  // General
+  {
+    name: 'config',
+    env: 'SVC_CONFIG',
+    kind: TEXT,
+    default: null,
+    group: 'General',
+    doc: 'YAML or JSON config file whose keys are these options in snake_case (max_batch_size: 500); flags and variables beat it.',
+    example: './svc.yaml',
+    path: true,
+  },
   // Network
   {
     name: 'http-addr',
@@ -118,6 +140,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Network',
     doc: 'Also serve the gRPC service on this Unix domain socket (removed and re-created at start).',
     example: '/tmp/svc.sock',
+    path: true,
   },
   { name: 'disable-http', env: 'SVC_DISABLE_HTTP', kind: BOOL, default: 'false', group: 'Network', doc: 'Do not start the HTTP server.', example: 'true' },
   { name: 'disable-grpc', env: 'SVC_DISABLE_GRPC', kind: BOOL, default: 'false', group: 'Network', doc: 'Do not start the gRPC server.', example: 'true' },
@@ -129,6 +152,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Network',
     doc: 'PEM certificate for gRPC TLS (needs --grpc-tls-key).',
     example: '/etc/svc/tls.crt',
+    path: true,
   },
   {
     name: 'grpc-tls-key',
@@ -138,6 +162,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Network',
     doc: 'PEM private key for gRPC TLS (needs --grpc-tls-cert).',
     example: '/etc/svc/tls.key',
+    path: true,
   },
   {
     name: 'http-tls-cert',
@@ -147,6 +172,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Network',
     doc: 'PEM certificate: serve HTTPS (HTTP/1.1) instead of HTTP (needs --http-tls-key).',
     example: '/etc/svc/http.crt',
+    path: true,
   },
   {
     name: 'http-tls-key',
@@ -156,6 +182,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Network',
     doc: 'PEM private key for HTTPS (needs --http-tls-cert).',
     example: '/etc/svc/http.key',
+    path: true,
   },
   {
     name: 'tls-client-ca',
@@ -165,6 +192,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Network',
     doc: 'PEM CA bundle: require client certificates signed by it on HTTPS and gRPC (mTLS; needs TLS on every TCP listener).',
     example: '/etc/svc/clients-ca.crt',
+    path: true,
   },
   {
     name: 'uds-mode',
@@ -229,6 +257,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Security',
     doc: 'API keys file (JSON or YAML; made with svc-apikey): turns authentication on; re-read when it changes and on SIGHUP.',
     example: '/etc/svc/keys.json',
+    path: true,
   },
   {
     name: 'auth-jwt-jwks-file',
@@ -238,6 +267,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Security',
     doc: 'Local JWKS file of the keys that sign accepted JWTs (RS256, ES256, EdDSA): turns authentication on.',
     example: '/etc/svc/jwks.json',
+    path: true,
   },
   {
     name: 'auth-jwt-issuer',
@@ -293,6 +323,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Storage',
     doc: 'Rule persistence directory; without it the service is memory-only.',
     example: './rules',
+    path: true,
   },
   {
     name: 'max-versions',
@@ -367,6 +398,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Audit and metrics',
     doc: 'Also append audit lines to audit-YYYY-MM-DD.jsonl files in this directory (created if missing).',
     example: './audit',
+    path: true,
   },
   {
     name: 'audit-sample-rate',
@@ -477,6 +509,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Roles and sync',
     doc: 'Token for a NATS server that requires token authentication.',
     example: 's3cr3t-token',
+    secret: true,
   },
   {
     name: 'sync-user',
@@ -495,6 +528,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Roles and sync',
     doc: 'Password for --sync-user (prefer the variable: flags show in the process list).',
     example: 's3cr3t-password',
+    secret: true,
   },
   {
     name: 'sync-creds-file',
@@ -504,6 +538,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Roles and sync',
     doc: 'NATS credentials file (user JWT and NKey seed) for a server in decentralized-auth mode.',
     example: '/etc/svc/nats.creds',
+    path: true,
   },
   {
     name: 'sync-tls-ca',
@@ -513,6 +548,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Roles and sync',
     doc: 'PEM CA bundle that signs the NATS server certificate: connect with TLS.',
     example: '/etc/svc/nats-ca.crt',
+    path: true,
   },
   // Signatures
   {
@@ -550,6 +586,7 @@ export const FLAGS: readonly FlagDef[] = [
     group: 'Signatures',
     doc: 'File with one trusted base64 public key per line (# starts a comment).',
     example: './trusted.keys',
+    path: true,
   },
   {
     name: 'signature-allow-unsigned-local',
@@ -577,8 +614,17 @@ export const FLAGS: readonly FlagDef[] = [
     kind: { type: 'enum', choices: ['error', 'warn', 'info', 'debug'] },
     default: 'info',
     group: 'Observability',
-    doc: 'Server log verbosity (JSON lines on stderr): error, warn, info or debug.',
+    doc: 'Server log verbosity (on stderr): error, warn, info or debug.',
     example: 'debug',
+  },
+  {
+    name: 'log-format',
+    env: 'SVC_LOG_FORMAT',
+    kind: { type: 'enum', choices: ['auto', 'json', 'pretty'] },
+    default: 'auto',
+    group: 'Observability',
+    doc: 'Server log format: json (JSON lines), pretty (a start-up banner and one readable line per entry), or auto (pretty when stderr is a terminal).',
+    example: 'pretty',
   },
   {
     name: 'service-name',

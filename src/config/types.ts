@@ -4,11 +4,17 @@ import type { Address } from './values.js';
 /** Server log verbosity. */
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
+/** Server log format: `auto` is `pretty` when stderr is a terminal, else `json`. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 /** Instance role (SPEC "Instance roles"). */
 export type Role = 'standalone' | 'writer' | 'reader';
 
 /** The whole server configuration; see docs/configuration.md for each field's flag. */
 export interface Config {
+  // General
+  /** The config file the values were read from (`--config`, as given), or null. */
+  readonly configFile: string | null;
   // Network
   /** HTTP bind address, with `-p/--port` already applied. */
   readonly httpAddr: Address;
@@ -94,6 +100,7 @@ export interface Config {
   readonly multiTenancyEnabled: boolean;
   // Observability
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   readonly serviceName: string;
   readonly otlpEndpoint: string | null;
 }

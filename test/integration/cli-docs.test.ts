@@ -87,6 +87,22 @@ const DOCS = [
 ];
 const COMMANDS = DOCS.flatMap(docCommands);
 
+/**
+ * Config files shown in the docs: a fenced block whose first line is a comment naming an absolute
+ * `.yaml`/`.json` path (`# /etc/svc/svc.yaml`). The server examples that pass `--config` that
+ * path read this text, so the documented file is checked along with the flags.
+ */
+function docConfigFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const file of DOCS) {
+    for (const m of readFileSync(join(root, file), 'utf8').matchAll(/```(?:yaml|json)\n# (\/\S+\.(?:yaml|yml|json))\n([\s\S]*?)```/g)) {
+      files.set(m[1]!, m[2]!);
+    }
+  }
+  return files;
+}
+const DOC_CONFIG_FILES = docConfigFiles();
+
 const RULE = {
   config: { name: 'loan', version: '1.0.0', entry_step: 'age' },
   steps: {
@@ -183,7 +199,7 @@ describe('documented command-line examples', () => {
       let argv = words(c.args);
       if (c.tool === 'svc-cluster') argv = takeWorkersFlag(argv).rest;
       try {
-        parseConfig(argv, {});
+        parseConfig(argv, {}, { readFile: (path) => DOC_CONFIG_FILES.get(path) ?? readFileSync(path, 'utf8') });
       } catch (err) {
         if (err instanceof ConfigExit && err.exitCode === 0) continue;
         assert.fail(`${c.where}: \`${c.line}\`: ${(err as Error).message}`);

@@ -20,6 +20,7 @@ function fails(argv: string[], env: Record<string, string | undefined>, message:
 }
 
 const DEFAULTS: Config = {
+  configFile: null,
   httpAddr: { host: '0.0.0.0', port: 8080 },
   grpcAddr: { host: '0.0.0.0', port: 50051 },
   udsPath: null,
@@ -75,6 +76,7 @@ const DEFAULTS: Config = {
   signatureAllowUnsignedLocal: true,
   multiTenancyEnabled: false,
   logLevel: 'info',
+  logFormat: 'auto',
   serviceName: 'svc-server',
   otlpEndpoint: null,
 };

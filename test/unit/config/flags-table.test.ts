@@ -1,16 +1,31 @@
 /**
- * Walks the flag table so that a new option without env variable, doc, help line, docs entry
- * or Config field breaks a test.
+ * Walks the flag table so that a new option without env variable, doc, help line, docs entry,
+ * config-file key or Config field breaks a test.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigError, FLAGS, FLAG_GROUPS, envNameOf, helpText, parseConfig, type Config, type FlagDef } from '../../../src/config/index.js';
 
 const FIXED_BYTES = (size: number): Uint8Array => new Uint8Array(size);
 
+/** Config files of these tests, by path (a missing one reads as empty). */
+let files: Record<string, string> = {};
+const FILE_DIR = '/etc/svc-test';
+
 function parse(argv: string[], env: Record<string, string | undefined> = {}): Config {
-  return parseConfig(argv, env, { version: '0.0.0-test', randomBytes: FIXED_BYTES });
+  return parseConfig(argv, env, { version: '0.0.0-test', randomBytes: FIXED_BYTES, readFile: (path) => files[path] ?? '', cwd: FILE_DIR });
+}
+
+/** Parses with a config file holding `{<key>: value}` (JSON, one of the two file formats). */
+function parseWithFile(argv: string[], env: Record<string, string | undefined>, entries: Record<string, string>): Config {
+  files = { 'svc.json': JSON.stringify(entries) };
+  try {
+    return parse(['--config', 'svc.json', ...argv], env);
+  } finally {
+    files = {};
+  }
 }
 
 /** Options some flags need to be valid at all (flags, and env for the flag under test). */
@@ -78,6 +93,27 @@ for (const def of FLAGS) {
     if (def.short) assert.deepEqual(parse([...prereq, `-${def.short}`, def.example], baseEnv), byFlag);
   });
 
+  if (def.name !== 'config') {
+    test(`--${def.name}: the example in a config file (key ${def.name.replaceAll('-', '_')}) sets the same value as the flag`, () => {
+      const key = def.name.replaceAll('-', '_');
+      // The variable of the flag under test would beat the file: left out here.
+      const env = Object.fromEntries(Object.entries(baseEnv).filter(([name]) => name !== def.env));
+      const byFile = parseWithFile(prereq, env, { [key]: def.example });
+      // NOTE: a relative path in a file resolves against the file's directory (here FILE_DIR).
+      const expected = def.path ? resolve(FILE_DIR, def.example) : def.example;
+      const byFlag = parse(['--config', 'svc.json', ...prereq, `--${def.name}=${expected}`], env);
+      assert.deepEqual(byFile, byFlag);
+      assert.notDeepEqual(byFile, parse(['--config', 'svc.json', ...prereq], baseEnv));
+      if (def.default !== null) {
+        assert.deepEqual(
+          parseWithFile([...prereq, `--${def.name}=${def.default}`], env, { [key]: def.example }),
+          parse(['--config', 'svc.json', ...prereq], env),
+          'the flag beats the file',
+        );
+      }
+    });
+  }
+
   if (def.default !== null) {
     test(`--${def.name}: a flag at its default beats the env example`, () => {
       assert.deepEqual(parse([...prereq, `--${def.name}=${def.default}`], { ...baseEnv, [def.env]: def.example }), parse(prereq, baseEnv));
@@ -135,5 +171,6 @@ test('every Config field is set by some flag', () => {
 test('docs mention no flag that the table lacks', () => {
   const known = new Set(FLAGS.map((f) => f.name));
   const mentioned = [...docs.matchAll(/`--(?:no-)?([a-z][a-z0-9-]*)/g)].map((m) => m[1] as string);
-  assert.deepEqual([...new Set(mentioned.filter((n) => !known.has(n) && n !== 'help' && n !== 'version'))], []);
+  const actions = new Set(['help', 'version', 'print-config']);
+  assert.deepEqual([...new Set(mentioned.filter((n) => !known.has(n) && !actions.has(n)))], []);
 });
