@@ -299,7 +299,8 @@ export class RuleService implements RuleServiceApi {
     this.record(ctx, name);
     if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', 'request body must be a JSON object {"candidate": <ruleset>, "sample_rate": <percent>}');
     for (const key of Object.keys(body)) {
-      if (key !== 'candidate' && key !== 'sample_rate') throw new ServiceError('BAD_REQUEST', `unknown key '${key}' in the request body (only "candidate" and "sample_rate")`);
+      if (key !== 'candidate' && key !== 'sample_rate')
+        throw new ServiceError('BAD_REQUEST', `unknown key '${key}' in the request body (only "candidate" and "sample_rate")`);
     }
     const candidate = body['candidate'];
     const rate = body['sample_rate'];

@@ -114,9 +114,7 @@ export class ShadowState {
   /** The counters, transitions (most frequent first) and examples (oldest first). */
   counts(): ShadowCounts {
     const examples = this.ring.length < MAX_SHADOW_EXAMPLES ? [...this.ring] : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    const transitions = [...this.transitions.values()]
-      .map((t) => ({ ...t }))
-      .sort((a, b) => b.count - a.count || cmp(a.from, b.from) || cmp(a.to, b.to));
+    const transitions = [...this.transitions.values()].map((t) => ({ ...t })).sort((a, b) => b.count - a.count || cmp(a.from, b.from) || cmp(a.to, b.to));
     return { executed: this.executed, agreed: this.agreed, disagreed: this.disagreed, errors: this.errors, dropped: this.dropped, transitions, examples };
   }
 }

@@ -29,7 +29,10 @@ export function shadowJson(r: Pick<ShadowRecord, 'candidate' | 'sampleRate' | 's
 /** Builds the record (the candidate is deep-frozen; no check beyond the shape: the service validates). */
 export function shadowRecord(tenant: string, name: string, candidate: Record<string, unknown>, sampleRate: number, since: string): ShadowRecord {
   const frozen = deepFreeze(candidate) as Record<string, unknown>;
-  const version = createHash('sha256').update(shadowJson({ candidate: frozen, sampleRate, since })).digest('hex').slice(0, 16);
+  const version = createHash('sha256')
+    .update(shadowJson({ candidate: frozen, sampleRate, since }))
+    .digest('hex')
+    .slice(0, 16);
   return Object.freeze({ tenant, name, candidate: frozen, sampleRate, since, version });
 }
 
