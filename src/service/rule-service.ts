@@ -113,7 +113,7 @@ export interface RuleServiceDeps {
   readonly dataSync?: DataSyncPort;
   /** The behavioural diff (EXTENSIONS.md 4, ./change-service.ts); absent: a diff answers `behavior: null`. */
   readonly behavior?: BehaviorFn;
-  /** Shadow runs (EXTENSIONS.md 4): their store (persisted with the rules); absent: a memory-only one. */
+  /** Shadow runs (EXTENSIONS.md 4): their store; absent: one in the rule store's rules dir (memory only without one). */
   readonly shadowStore?: ShadowStore;
 }
 
@@ -144,7 +144,7 @@ export class RuleService implements RuleServiceApi {
     this.startedAt = deps.now();
     this.syncStatusFn = deps.syncStatus;
     this.tenancy = deps.tenancy ?? null;
-    this.shadowStore = deps.shadowStore ?? new ShadowStore({ rulesDir: null, logger: deps.logger });
+    this.shadowStore = deps.shadowStore ?? new ShadowStore({ rulesDir: deps.store.rulesDir, logger: deps.logger });
     const recordShadow = deps.metrics.recordShadow?.bind(deps.metrics);
     this.runner = new ExecutionRunner({
       executionTimeoutMs: options.executionTimeoutMs,

@@ -56,7 +56,7 @@ export const SHADOW_ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/api/v1/rulesets/:name/shadow/promote',
     permission: 'write',
-    requestSchema: 'none',
+    requestSchema: { type: 'object', description: 'empty: nothing is read (the stored candidate is promoted)' },
     reply: 'json',
     handle: (d, ctx, name) => d.service.promoteShadow(ctx, name),
   },
