@@ -53,7 +53,11 @@ async function main(): Promise<void> {
     for (const m of [...modes].reverse()) {
       const s = await startSvc([], plan?.server ?? null);
       servers[m] = s;
-      const put = await fetch(`${s.url}/api/v1/rulesets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(APPROVAL_RULESET) });
+      const put = await fetch(`${s.url}/api/v1/rulesets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(APPROVAL_RULESET),
+      });
       if (put.status !== 200 && put.status !== 201) throw new Error(`${m}: POST ruleset answered ${put.status}: ${await put.text()}`);
       const rate = RATE[m];
       if (rate !== null) {
