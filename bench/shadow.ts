@@ -8,10 +8,19 @@
  * Targets: p99 at 10% unchanged within noise (ratio at most 1.10); throughput at 100% at least
  * 0.6 of no shadow.
  *
+ * In process, the same run also measures the façade's execute of the same ruleset with no shadow,
+ * 10% and 100% (the candidate drains included), which the loaded HTTP measurement cannot resolve.
+ *
  *   node --import tsx bench/shadow.ts       (after building dist/; or `bash bench/run.sh shadow`)
  *   BENCH_SHADOW_SECONDS=1 BENCH_SHADOW_ROUNDS=30 BENCH_SHADOW_CONNECTIONS=50
  */
 import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { NO_METRICS } from '../src/service/ports.js';
+import { RuleService } from '../src/service/rule-service.js';
+import type { CallContext } from '../src/service/types.js';
+import { DISABLED_SIGNATURE_POLICY } from '../src/signing/index.js';
+import { MemoryStore } from '../src/store/index.js';
 import { runLoad, loadTool, type LoadRound } from './lib/load.js';
 import { cpuPlan, cpuSeconds, startSvc, type SvcServer } from './lib/procs.js';
 import { absoluteRow, envInt, machineInfo, median, printSummary, round, writeReport, type SummaryRow, runMain } from './lib/report.js';
@@ -166,6 +175,18 @@ async function main(): Promise<void> {
       ),
     );
   }
+  const micro = await inProcessUs();
+  summary.push(
+    absoluteRow(
+      'in process: execute + its share of candidate runs, shadow at 10% minus no shadow',
+      'us',
+      round(micro.p10 - micro.none, 3),
+      'report',
+      true,
+      `per execution: no shadow ${micro.none} us, 10% ${micro.p10} us, 100% ${micro.p100} us (best of 7 rounds of 20,000, drained every 100)`,
+    ),
+  );
+  summary.push(absoluteRow('in process: execute with a shadow at 100% / no shadow', 'x', round(micro.p100 / micro.none, 3), 'report', true));
   printSummary(summary);
   writeReport({
     suite: 'shadow',
@@ -177,6 +198,60 @@ async function main(): Promise<void> {
     summary,
     details: { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, cores: cpus().length, pinning: plan, shadowed, results },
   });
+}
+
+/**
+ * Microseconds per `RuleService.execute` of the approval ruleset with no shadow, a shadow at 10%
+ * and at 100%, the candidate's deferred runs included (a setImmediate turn every 100 executions
+ * lets the drain run, as between requests). Best of 7 rounds of 20,000.
+ */
+async function inProcessUs(): Promise<{ none: number; p10: number; p100: number }> {
+  const ctx: CallContext = { tenant: 'default', sourceIp: '127.0.0.1', transport: 'internal' } as CallContext;
+  const name = APPROVAL_RULESET.config.name;
+  const quiet = { error() {}, warn() {}, info() {}, debug() {}, child: () => quiet };
+  const measure = async (rate: number | null): Promise<number> => {
+    const service = new RuleService(
+      {
+        version: 'bench',
+        role: 'standalone',
+        writerAddr: null,
+        executionTimeoutMs: 5000,
+        maxSteps: 10_000,
+        maxBatchSize: 100,
+        signature: { ...DISABLED_SIGNATURE_POLICY },
+      },
+      {
+        store: new MemoryStore(),
+        metrics: NO_METRICS,
+        audit: { write() {} },
+        sampler: { rate: 0, shouldSample: () => false },
+        logger: quiet as never,
+        clock: () => performance.now(),
+        now: Date.now,
+      },
+    );
+    await service.putRuleset(ctx, APPROVAL_RULESET);
+    if (rate !== null) {
+      await service.putShadow(ctx, name, {
+        candidate: { ...APPROVAL_RULESET, config: { ...APPROVAL_RULESET.config, version: 'candidate' } },
+        sample_rate: rate,
+      });
+    }
+    let best = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < 7; r++) {
+      const t0 = performance.now();
+      for (let b = 0; b < 200; b++) {
+        for (let i = 0; i < 100; i++) service.execute(ctx, name, APPROVAL_INPUT, false);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      best = Math.min(best, ((performance.now() - t0) * 1000) / 20_000);
+    }
+    return round(best, 3);
+  };
+  const none = await measure(null);
+  const p10 = await measure(10);
+  const p100 = await measure(100);
+  return { none, p10, p100 };
 }
 
 runMain(main);
