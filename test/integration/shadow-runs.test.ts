@@ -240,6 +240,15 @@ describe('shadow runs with --rules-dir', () => {
     assert.equal(existsSync(join(dir.path, 'shadows', 'credit.json')), false);
     await waitFor('the audit line', () => server.stdout.some((l) => l['event'] === 'shadow_ended' && l['reason'] === 'deleted'));
   });
+
+  it('deleting the ruleset ends its shadow', async () => {
+    assert.equal((await http(server.url, 'PUT', `${API}/rulesets/credit/shadow`, { candidate: CANDIDATE, sample_rate: 100 })).status, 200);
+    assert.equal((await http(server.url, 'DELETE', `${API}/rulesets/credit`)).status, 204);
+    assert.equal(existsSync(join(dir.path, 'shadows', 'credit.json')), false);
+    assert.equal((await http(server.url, 'POST', `${API}/rulesets`, LIVE)).status, 200);
+    assert.equal((await http(server.url, 'GET', `${API}/rulesets/credit/shadow`)).status, 404, 'a new ruleset of that name starts without a shadow');
+    await waitFor('the audit line', () => server.stdout.some((l) => l['event'] === 'shadow_ended' && l['reason'] === 'ruleset_deleted'));
+  });
 });
 
 describe('shadow runs with multi-tenancy', () => {
