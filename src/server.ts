@@ -19,6 +19,7 @@ import { setupTenancy } from './service/tenancy.js';
 import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/index.js';
 import { createStore } from './store/index.js';
 import { DataStore } from './store/data-store.js';
+import { ShadowStore } from './store/shadow-store.js';
 import { prepareSync } from './sync/index.js';
 import { redactUrl } from './sync/broker-auth.js';
 import { buildHttpApp } from './transport/http/app.js';
@@ -84,6 +85,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     tenancy: tenancy?.registry ?? null,
     logger,
   });
+  // Shadow runs (EXTENSIONS.md 4): <rules-dir>/shadows/<name>.json, installed once the rules are loaded.
+  const shadowStore = new ShadowStore({ rulesDir: config.rulesDir, logger });
   const service = new RuleService(
     {
       version: VERSION,
@@ -109,6 +112,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       data: (tenant) => data.snapshot(tenant),
       // Datasets are synchronized like rules (docs/data-sync.md): in the snapshot and the change stream.
       dataSync: data,
+      shadowStore,
     },
   );
 
@@ -116,6 +120,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   for (const skipped of report.skipped) logger.warn({ path: skipped.path, reason: skipped.reason }, 'skipped a rule file');
   logger.info({ loaded: report.loaded, skipped: report.skipped.length, rules_dir: config.rulesDir }, 'rules loaded');
   tenancy?.reportUnregistered();
+  const shadowReport = await shadowStore.load();
+  for (const skipped of shadowReport.skipped) logger.warn({ path: skipped.path, reason: skipped.reason }, 'skipped a shadow file');
+  if (shadowReport.loaded.length > 0) logger.info({ shadows: service.loadShadows(shadowReport.loaded) }, 'shadow runs loaded');
 
   // Rule synchronization (docs/operations.md): file watcher and broker. Prepared before the listeners, so
   // `/health` has its `sync` block from the first answer; started once the listeners are up.

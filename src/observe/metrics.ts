@@ -155,6 +155,26 @@ export class Metrics {
     registerHistogramFamily(registry, 'svc_compilation_duration_seconds', 'Rule compilation duration', function* () {
       for (const r of self.handles()) if (r.compilation.count > 0) yield [{ ...self.labelsOf(r) }, r.compilation];
     });
+    // Shadow runs (EXTENSIONS.md 4): candidate runs by agreement with the live answer.
+    registerCounterFamily(registry, 'svc_shadow_executions_total', 'Shadow candidate executions by agreement with the live result', function* () {
+      for (const [, s] of self.shadowCounts) {
+        const labels: Record<string, string> = self.tenantLabel ? { ruleset: s.ruleset, tenant: s.tenant } : { ruleset: s.ruleset };
+        yield [{ ...labels, agreement: 'agree' }, s.agree];
+        yield [{ ...labels, agreement: 'disagree' }, s.disagree];
+        yield [{ ...labels, agreement: 'error' }, s.error];
+      }
+    });
+  }
+
+  /** Shadow candidate runs per tenant and ruleset (`svc_shadow_executions_total`). */
+  private readonly shadowCounts = new Map<string, { ruleset: string; tenant: string; agree: number; disagree: number; error: number }>();
+
+  /** Records one candidate run of a shadow (EXTENSIONS.md 4). */
+  recordShadow(ruleset: string, agreement: 'agree' | 'disagree' | 'error', tenant: string = DEFAULT_TENANT): void {
+    const key = `${tenant}\u0000${ruleset}`;
+    let s = this.shadowCounts.get(key);
+    if (s === undefined) this.shadowCounts.set(key, (s = { ruleset, tenant, agree: 0, disagree: 0, error: 0 }));
+    s[agreement]++;
   }
 
   /** Replaces the source of `svc_rules_total` (the store exists after the metrics). */

@@ -5,7 +5,8 @@
  *
  * This is the service's hot path (bench/NOTES.md): the option objects are built once, an untraced
  * execution allocates nothing here, and with tracing off `run` tests one field to choose the
- * untraced path.
+ * untraced path. Shadow runs (./shadow-registry.ts) add one field test (`shadows.size`) after a
+ * successful execution; the candidate runs later, off the caller's latency (`runCandidate`).
  */
 import { meter, setDataSnapshot, type BudgetLimits, type DataSnapshot } from '../expr/index.js';
 import { execute as executeRuleset } from '../ruleset/index.js';
@@ -17,6 +18,7 @@ import { ReusableClock } from './batch-clock.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { batchItemError, checkInput } from './input-check.js';
 import { isPlainObject } from './json-object.js';
+import { ShadowRegistry, type ShadowAgreement } from './shadow-registry.js';
 import type { ExecutionSpan, ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import type { TenancyPort } from './tenancy-port.js';
 import { callerFields, type BatchItem, type BatchResult, type CallContext } from './types.js';
@@ -43,6 +45,9 @@ export interface ExecutionRunnerDeps {
   readonly data?: (tenant: string) => DataSnapshot;
   /** Call steps (EXTENSIONS.md 3): the current version of a tenant's ruleset by name. */
   readonly callee?: (tenant: string, name: string) => CompiledRuleset | undefined;
+  /** Shadow runs (EXTENSIONS.md 4): `svc_shadow_executions_total`; wall clock of their examples. */
+  readonly recordShadow?: (ruleset: string, agreement: ShadowAgreement, tenant: string) => void;
+  readonly now?: () => number;
 }
 
 /** What the traced execution path needs, built once when a tracer is given. */
@@ -64,9 +69,16 @@ export class ExecutionRunner {
   private readonly traced: TracedExecution | null;
   /** Null without multi-tenancy: the tenant's timeout is then this one field test. */
   private readonly tenancy: TenancyPort | null;
+  /** The live shadows (EXTENSIONS.md 4): `size` 0 keeps the hot path to one field test. */
+  readonly shadows: ShadowRegistry;
 
   constructor(private readonly deps: ExecutionRunnerDeps) {
     this.tenancy = deps.tenancy;
+    this.shadows = new ShadowRegistry({
+      runCandidate: (tenant, compiled, input) => this.runCandidate(tenant, compiled, input),
+      now: deps.now ?? Date.now,
+      ...(deps.recordShadow ? { record: deps.recordShadow } : {}),
+    });
     const log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) =>
       deps.logger[level]({ ...fields, source: 'ruleset' }, message);
     // NOTE: the option objects are built once; the hot path allocates none.
@@ -115,7 +127,20 @@ export class ExecutionRunner {
     metrics.activeDec();
     metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
     this.auditExecution(ctx, rec.name, result.duration_us, 'success');
+    if (this.shadows.size !== 0) this.shadows.offer(rec.tenant, rec.name, input, result.code);
     return result;
+  }
+
+  /**
+   * A shadow's candidate on one input (./shadow-registry.ts, run from its deferred drain):
+   * untraced, with the tenant's options, datasets and callees as a live execution; no metrics,
+   * audit or span of the ruleset. Throws on failure.
+   */
+  runCandidate(tenant: string, compiled: CompiledRuleset, input: unknown): ExecutionResult {
+    if (compiled.inputSchema !== null) checkInput(compiled.inputSchema, input);
+    if (compiled.datasets.length > 0 || compiled.calls.length > 0) setDataSnapshot(this.deps.data?.(tenant) ?? null);
+    const options = this.tenancy === null ? this.execPlain : this.tenancy.executeOptions(tenant, this.execPlain);
+    return executeRuleset(compiled, input, compiled.calls.length === 0 ? options : this.withCalls(tenant, options));
   }
 
   /**
@@ -191,6 +216,7 @@ export class ExecutionRunner {
     metrics.recordExecution(rec.name, result.duration_us / 1e6, true, result.code, rec.tenant);
     span.succeeded(result.code, traced.stats.steps);
     this.auditExecution(ctx, rec.name, result.duration_us, 'success', span);
+    if (this.shadows.size !== 0) this.shadows.offer(rec.tenant, rec.name, input, result.code);
     return result;
   }
 

@@ -13,6 +13,8 @@ export interface ServiceMetrics {
   activeDec(): void;
   /** Drops the series of a deleted ruleset. */
   forgetRuleset(ruleset: string, tenant?: string): void;
+  /** One candidate run of a shadow (EXTENSIONS.md 4): `svc_shadow_executions_total{ruleset, agreement}`. */
+  recordShadow?(ruleset: string, agreement: 'agree' | 'disagree' | 'error', tenant?: string): void;
 }
 
 /** Audit events (implemented by observe/audit.ts). */

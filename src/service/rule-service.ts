@@ -34,6 +34,8 @@ import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
 import type { DataRecord } from '../store/data-record.js';
+import { isSampleRate, parseShadowValue, shadowRecord, type ShadowRecord } from '../store/shadow-record.js';
+import { ShadowStore } from '../store/shadow-store.js';
 import type { DataSyncPort } from './data-service.js';
 import { checkKnownInput } from './input-check.js';
 import { fromFilterError } from './filter-errors.js';
@@ -54,6 +56,9 @@ import type {
   HealthInfo,
   ImpactAnswer,
   PutResult,
+  ShadowAnswer,
+  ShadowPromoteResult,
+  ShadowPutResult,
   RollbackResult,
   RuleServiceApi,
   RulesetInfo,
@@ -108,6 +113,8 @@ export interface RuleServiceDeps {
   readonly dataSync?: DataSyncPort;
   /** The behavioural diff (EXTENSIONS.md 4, ./change-service.ts); absent: a diff answers `behavior: null`. */
   readonly behavior?: BehaviorFn;
+  /** Shadow runs (EXTENSIONS.md 4): their store; absent: one in the rule store's rules dir (memory only without one). */
+  readonly shadowStore?: ShadowStore;
 }
 
 export type { ApplyOutcome } from '../store/change.js';
@@ -126,6 +133,8 @@ export class RuleService implements RuleServiceApi {
   private syncStatusFn: (() => Record<string, unknown>) | undefined;
   /** Null without multi-tenancy: every tenant check is then this one field test. */
   private readonly tenancy: TenancyPort | null;
+  /** Shadow runs (EXTENSIONS.md 4): the stored shadows; the live ones are `runner.shadows`. */
+  private readonly shadowStore: ShadowStore;
 
   constructor(
     readonly options: RuleServiceOptions,
@@ -135,6 +144,8 @@ export class RuleService implements RuleServiceApi {
     this.startedAt = deps.now();
     this.syncStatusFn = deps.syncStatus;
     this.tenancy = deps.tenancy ?? null;
+    this.shadowStore = deps.shadowStore ?? new ShadowStore({ rulesDir: deps.store.rulesDir, logger: deps.logger });
+    const recordShadow = deps.metrics.recordShadow?.bind(deps.metrics);
     this.runner = new ExecutionRunner({
       executionTimeoutMs: options.executionTimeoutMs,
       maxSteps: options.maxSteps,
@@ -149,6 +160,8 @@ export class RuleService implements RuleServiceApi {
       ...(deps.tracer ? { tracer: deps.tracer } : {}),
       ...(deps.data ? { data: deps.data } : {}),
       callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
+      now: deps.now,
+      ...(recordShadow ? { recordShadow } : {}),
     });
     this.changes = new ChangeService({
       executionTimeoutMs: options.executionTimeoutMs,
@@ -243,6 +256,8 @@ export class RuleService implements RuleServiceApi {
     if (!removed) throw notFound(name);
     this.deps.metrics.forgetRuleset(name, ctx.tenant);
     this.auditRule(ctx, 'rule_deleted', { rule_name: name, ...callerFields(ctx) });
+    // A shadow of a deleted ruleset has nothing left to shadow: it ends too.
+    if (this.shadowStore.get(ctx.tenant, name) !== undefined) await this.endShadow(ctx, name, 'ruleset_deleted');
   }
 
   async rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult> {
@@ -269,6 +284,127 @@ export class RuleService implements RuleServiceApi {
       ...callerFields(ctx),
     });
     return { status: 'rolled_back', name, from_version: current.version, to_version: record.version };
+  }
+
+  // ---------------------------------------------------------------- shadow runs (EXTENSIONS.md 4)
+
+  /**
+   * `PUT /api/v1/rulesets/:name/shadow` `{candidate, sample_rate}`: the candidate is checked as a
+   * create checks a document (signature policy, compile, call cycles, analysis gate, its own
+   * tests) but not stored as the live version; it then runs on about `sample_rate` percent of the
+   * ruleset's live executions, after their answers are written. Replacing a shadow resets its counters.
+   */
+  async putShadow(ctx: CallContext, name: string, body: unknown): Promise<ShadowPutResult> {
+    this.guard.assertWritable();
+    this.record(ctx, name);
+    if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', 'request body must be a JSON object {"candidate": <ruleset>, "sample_rate": <percent>}');
+    for (const key of Object.keys(body)) {
+      if (key !== 'candidate' && key !== 'sample_rate')
+        throw new ServiceError('BAD_REQUEST', `unknown key '${key}' in the request body (only "candidate" and "sample_rate")`);
+    }
+    const candidate = body['candidate'];
+    const rate = body['sample_rate'];
+    if (!isPlainObject(candidate)) throw new ServiceError('BAD_REQUEST', 'candidate must be a ruleset document');
+    if (!isSampleRate(rate)) throw new ServiceError('BAD_REQUEST', 'sample_rate must be a number above 0 and at most 100 (percent of the live executions)');
+    const verdict = checkSignature(candidate, 'api', this.options.signature);
+    if (!verdict.ok) {
+      if (verdict.status === 400) throw new ServiceError('BAD_REQUEST', verdict.message);
+      throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
+    }
+    const compiled = this.compileRecord(ctx.tenant, candidate).compiled;
+    if (compiled.name !== name) {
+      throw new ServiceError('BAD_REQUEST', `invalid candidate: config.name is '${truncate(compiled.name)}'; a shadow of '${name}' must keep its name`, {
+        problems: [{ path: 'config.name', message: `must be '${name}'` }],
+      });
+    }
+    assertCallsAcyclic(compiled, this.callees(ctx.tenant));
+    const analysis = analysisGate(compiled);
+    if (needsData(compiled)) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null);
+    assertOwnTestsPass(compiled, this.testRunOptions(ctx.tenant));
+    const record = shadowRecord(ctx.tenant, name, candidate, rate, new Date(this.deps.now()).toISOString());
+    const created = this.shadowStore.get(ctx.tenant, name) === undefined;
+    await this.persist(() => this.shadowStore.put(record, 'api', true));
+    this.runner.shadows.set(record, compiled);
+    this.auditRule(ctx, 'shadow_started', { rule_name: name, candidate_version: compiled.version, sample_rate: rate, ...callerFields(ctx) });
+    return { status: created ? 'created' : 'updated', name, candidate_version: compiled.version, sample_rate: rate, since: record.since, ...analysis };
+  }
+
+  /** `GET /api/v1/rulesets/:name/shadow`: the shadow and what this instance counted. */
+  getShadow(ctx: CallContext, name: string): ShadowAnswer {
+    const rec = this.record(ctx, name);
+    const state = this.runner.shadows.get(ctx.tenant, name);
+    if (state === undefined) throw shadowNotFound(name);
+    const { record, compiled } = state;
+    return {
+      name,
+      live_version: rec.version,
+      candidate_version: compiled.version,
+      sample_rate: record.sampleRate,
+      since: record.since,
+      counted_by: 'instance',
+      ...state.counts(),
+    };
+  }
+
+  /**
+   * `POST /api/v1/rulesets/:name/shadow/promote`: the candidate becomes the live version through
+   * the normal update (`putRuleset`: signature, tests, history, audit, sync), then the shadow ends.
+   */
+  async promoteShadow(ctx: CallContext, name: string): Promise<ShadowPromoteResult> {
+    this.guard.assertWritable();
+    const current = this.record(ctx, name);
+    const shadow = this.shadowStore.get(ctx.tenant, name);
+    if (shadow === undefined) throw shadowNotFound(name);
+    const put = await this.putRuleset(ctx, shadow.candidate);
+    await this.endShadow(ctx, name, 'promoted');
+    const to = this.deps.store.get(ctx.tenant, name)?.version ?? '';
+    return { status: 'promoted', name, from_version: current.version, to_version: to, ...(put.warnings ? { warnings: put.warnings } : {}) };
+  }
+
+  /** `DELETE /api/v1/rulesets/:name/shadow`: ends the shadow. */
+  async deleteShadow(ctx: CallContext, name: string): Promise<void> {
+    this.guard.assertWritable();
+    this.record(ctx, name);
+    if (this.shadowStore.get(ctx.tenant, name) === undefined) throw shadowNotFound(name);
+    await this.endShadow(ctx, name, 'deleted');
+  }
+
+  /**
+   * Installs the shadows read from the rules dir at start (ShadowStore.load): a candidate that no
+   * longer compiles is logged and forgotten (its file stays).
+   */
+  loadShadows(records: readonly ShadowRecord[]): number {
+    let n = 0;
+    for (const record of records) {
+      try {
+        this.runner.shadows.set(record, this.compileShadow(record));
+        n++;
+      } catch (err) {
+        this.shadowStore.forget(record.tenant, record.name);
+        this.deps.logger.warn({ tenant: record.tenant, name: record.name, err: errorMessage(err) }, 'skipped a shadow whose candidate does not compile');
+      }
+    }
+    return n;
+  }
+
+  private async endShadow(ctx: CallContext, name: string, reason: 'deleted' | 'promoted' | 'ruleset_deleted'): Promise<void> {
+    const state = this.runner.shadows.get(ctx.tenant, name);
+    await this.persist(() => this.shadowStore.delete(ctx.tenant, name, 'api', true));
+    this.runner.shadows.remove(ctx.tenant, name);
+    const counts = state?.counts();
+    this.auditRule(ctx, 'shadow_ended', {
+      rule_name: name,
+      reason,
+      ...(counts ? { executed: counts.executed, agreed: counts.agreed, disagreed: counts.disagreed, errors: counts.errors } : {}),
+      ...callerFields(ctx),
+    });
+  }
+
+  /** The compiled candidate of a stored or synchronized shadow; throws when it is not a valid document of that ruleset. */
+  private compileShadow(record: ShadowRecord): CompiledRuleset {
+    const compiled = compileRuleset(stripSignature(record.candidate));
+    if (compiled.name !== record.name) throw new Error(`the candidate's config.name '${compiled.name}' is not '${record.name}'`);
+    return compiled;
   }
 
   // ---------------------------------------------------------------- execution
@@ -492,6 +628,11 @@ export class RuleService implements RuleServiceApi {
     return this.deps.store.get(tenant, name);
   }
 
+  /** The stored shadow of `(tenant, name)`, with no tenant check (sync adapters). */
+  currentShadow(tenant: string, name: string): ShadowRecord | undefined {
+    return this.shadowStore.get(tenant, name);
+  }
+
   /** The stored dataset `(tenant, name)`, with no tenant check (sync adapters). */
   currentData(tenant: string, name: string): DataRecord | undefined {
     return this.deps.dataSync?.current(tenant, name);
@@ -513,6 +654,7 @@ export class RuleService implements RuleServiceApi {
     for (const record of this.deps.dataSync?.records() ?? []) out.push({ kind: 'data.put', record });
     const store = this.deps.store;
     for (const tenant of store.tenants()) for (const record of store.list(tenant)) out.push({ kind: 'ruleset.put', record });
+    for (const record of this.shadowStore.all()) out.push({ kind: 'shadow.put', record });
     return out;
   }
 
@@ -521,7 +663,9 @@ export class RuleService implements RuleServiceApi {
     const offRules = this.deps.store.subscribe(listener);
     const offTenants = this.deps.tenantSync?.subscribe(listener);
     const offData = this.deps.dataSync?.subscribe(listener);
+    const offShadows = this.shadowStore.subscribe(listener);
     return () => {
+      offShadows();
       offRules();
       offTenants?.();
       offData?.();
@@ -571,6 +715,9 @@ export class RuleService implements RuleServiceApi {
       case 'data.put':
       case 'data.delete':
         return this.deps.dataSync ? this.deps.dataSync.applySync(change, origin, persist) : 'unchanged';
+      case 'shadow.put':
+      case 'shadow.delete':
+        return this.applyShadow(change, origin, persist);
       default:
         return assertNever(change);
     }
@@ -618,6 +765,41 @@ export class RuleService implements RuleServiceApi {
     this.deps.audit.write(event, fields);
   }
 
+  /**
+   * Applies a synchronized shadow (docs/changing-rules.md "Shadow runs"): a reader runs the
+   * writer's candidates on the traffic it serves. One that is malformed or does not compile is
+   * logged and 'rejected'.
+   */
+  private async applyShadow(
+    change: Extract<IncomingChange, { kind: 'shadow.put' | 'shadow.delete' }>,
+    origin: SyncOrigin,
+    persist: boolean,
+  ): Promise<ApplyOutcome> {
+    const { tenant, name } = change;
+    if (!isValidRulesetName(tenant) || !isValidRulesetName(name)) {
+      this.deps.logger.warn({ tenant, name, origin }, 'synchronized shadow skipped: invalid tenant id or ruleset name');
+      return 'rejected';
+    }
+    if (change.kind === 'shadow.delete') {
+      const removed = await this.shadowStore.delete(tenant, name, origin, persist);
+      this.runner.shadows.remove(tenant, name);
+      return removed ? 'applied' : 'unchanged';
+    }
+    let record: ShadowRecord;
+    let compiled: CompiledRuleset;
+    try {
+      const v = parseShadowValue(change.value);
+      record = shadowRecord(tenant, name, v.candidate, v.sampleRate, v.since);
+      compiled = this.compileShadow(record);
+    } catch (err) {
+      this.deps.logger.warn({ tenant, name, origin, err: errorMessage(err) }, 'rejected a synchronized shadow');
+      return 'rejected';
+    }
+    const outcome = await this.shadowStore.put(record, origin, persist);
+    this.runner.shadows.set(record, compiled);
+    return outcome;
+  }
+
   /** Puts a synchronized record unless the local copy has the same version label and content. */
   private async applyRecord(record: RuleRecord, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
     const local = this.deps.store.get(record.tenant, record.name);
@@ -642,6 +824,10 @@ export class RuleService implements RuleServiceApi {
 
 function notFound(name: string): ServiceError {
   return new ServiceError('NOT_FOUND', `ruleset '${name}' not found`);
+}
+
+function shadowNotFound(name: string): ServiceError {
+  return new ServiceError('NOT_FOUND', `ruleset '${name}' has no shadow run`);
 }
 
 /** `config.name` of a document, when it is a string (for log lines about a document not compiled). */

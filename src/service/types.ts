@@ -110,6 +110,44 @@ export interface DiffAnswer {
 /** Answer of `POST /api/v1/rulesets/:name/impact` (EXTENSIONS.md 4 "Impact over inputs"). */
 export type ImpactAnswer = ImpactReport;
 
+/** Answer of `PUT /api/v1/rulesets/:name/shadow` (EXTENSIONS.md 4 "Shadow runs"). */
+export interface ShadowPutResult {
+  status: 'created' | 'updated';
+  name: string;
+  candidate_version: string;
+  sample_rate: number;
+  since: string;
+  /** The candidate's analysis warnings; absent when there are none. */
+  warnings?: unknown[];
+}
+
+/** Answer of `GET /api/v1/rulesets/:name/shadow`: what this instance counted (not the fleet). */
+export interface ShadowAnswer {
+  name: string;
+  live_version: string;
+  candidate_version: string;
+  sample_rate: number;
+  since: string;
+  /** Always `"instance"`: each instance counts the traffic it serves. */
+  counted_by: 'instance';
+  executed: number;
+  agreed: number;
+  disagreed: number;
+  errors: number;
+  dropped: number;
+  transitions: { from: string; to: string; count: number }[];
+  examples: { input: unknown; from: string; to: string; at: string }[];
+}
+
+/** Answer of `POST /api/v1/rulesets/:name/shadow/promote`. */
+export interface ShadowPromoteResult {
+  status: 'promoted';
+  name: string;
+  from_version: string;
+  to_version: string;
+  warnings?: unknown[];
+}
+
 /** `/health` body (DECISIONS.md 3), plus `sync` when broker sync or the watcher is on. */
 export interface HealthInfo {
   status: 'healthy' | 'unhealthy';
@@ -125,6 +163,11 @@ export interface HealthInfo {
 export interface RuleServiceApi {
   listRulesets(ctx: CallContext): RulesetInfo[];
   putRuleset(ctx: CallContext, body: unknown, headerSignature?: HeaderSignature): Promise<PutResult>;
+  /** Shadow runs (EXTENSIONS.md 4): start or replace, read, promote, end. */
+  putShadow(ctx: CallContext, name: string, body: unknown): Promise<ShadowPutResult>;
+  getShadow(ctx: CallContext, name: string): ShadowAnswer;
+  promoteShadow(ctx: CallContext, name: string): Promise<ShadowPromoteResult>;
+  deleteShadow(ctx: CallContext, name: string): Promise<void>;
   getRuleset(ctx: CallContext, name: string): RulesetDoc;
   deleteRuleset(ctx: CallContext, name: string): Promise<void>;
   /** Synchronous: the hot path. `input` must be a JSON object. */

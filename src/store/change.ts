@@ -1,14 +1,15 @@
 /**
  * The one typed change stream (architecture guide, "Next layout" 3). Every collection of the
  * store emits its changes as `Change` values, after they are applied (and persisted, when they
- * are persisted): rulesets (`RuleStore`), tenants (the tenant registry) and datasets (reference
- * data, `DataStore`). The sync adapters
+ * are persisted): rulesets (`RuleStore`), tenants (the tenant registry), datasets (reference
+ * data, `DataStore`) and shadow runs (`ShadowStore`, EXTENSIONS.md 4). The sync adapters
  * consume this one stream, apply what they receive through one façade method
  * (`RuleService.applyChange`, with an `IncomingChange`) and rebuild from one façade snapshot
  * (`SnapshotEntry`). A new synchronized resource is one new kind in each of these unions (and
  * one exhaustive case per consumer), not a new path.
  */
 import type { DataRecord } from './data-record.js';
+import type { ShadowRecord } from './shadow-record.js';
 import type { TenantRecord } from './tenant-record.js';
 import type { Origin, RuleRecord } from './record.js';
 
@@ -62,8 +63,25 @@ export interface DataDelete {
   readonly origin: Origin;
 }
 
+/** A shadow run (EXTENSIONS.md 4) was started or replaced. */
+export interface ShadowPut {
+  readonly kind: 'shadow.put';
+  readonly record: ShadowRecord;
+  readonly previous?: ShadowRecord;
+  readonly origin: Origin;
+}
+
+/** A shadow run ended (deleted or promoted). */
+export interface ShadowDelete {
+  readonly kind: 'shadow.delete';
+  readonly tenant: string;
+  readonly name: string;
+  readonly previous: ShadowRecord;
+  readonly origin: Origin;
+}
+
 /** Any applied change, of any collection. */
-export type Change = RulesetPut | RulesetDelete | TenantPut | TenantDelete | DataPut | DataDelete;
+export type Change = RulesetPut | RulesetDelete | TenantPut | TenantDelete | DataPut | DataDelete | ShadowPut | ShadowDelete;
 
 /** The changes of the rulesets collection (what a `RuleStore` emits). */
 export type RulesetChange = RulesetPut | RulesetDelete;
@@ -73,6 +91,9 @@ export type TenantChangeEvent = TenantPut | TenantDelete;
 
 /** The changes of the datasets collection (what a `DataStore` emits). */
 export type DataChange = DataPut | DataDelete;
+
+/** The changes of the shadows collection (what a `ShadowStore` emits). */
+export type ShadowChange = ShadowPut | ShadowDelete;
 
 /** Listener of a change stream. Must not throw; errors are the listener's own business. */
 export type ChangeListener<C extends Change = Change> = (change: C) => void;
@@ -89,13 +110,16 @@ export type IncomingChange =
   | { readonly kind: 'tenant.put'; readonly id: string; readonly record: unknown }
   | { readonly kind: 'tenant.delete'; readonly id: string }
   | { readonly kind: 'data.put'; readonly tenant: string; readonly name: string; readonly value: unknown }
-  | { readonly kind: 'data.delete'; readonly tenant: string; readonly name: string };
+  | { readonly kind: 'data.delete'; readonly tenant: string; readonly name: string }
+  | { readonly kind: 'shadow.put'; readonly tenant: string; readonly name: string; readonly value: unknown }
+  | { readonly kind: 'shadow.delete'; readonly tenant: string; readonly name: string };
 
 /** Outcome of applying an incoming change. */
 export type ApplyOutcome = 'applied' | 'unchanged' | 'rejected';
 
-/** One entry of the façade's snapshot: everything this instance holds, as puts (tenants first, then datasets, then rulesets). */
+/** One entry of the façade's snapshot: everything this instance holds, as puts (tenants first, then datasets, then rulesets, then shadows). */
 export type SnapshotEntry =
   | { readonly kind: 'tenant.put'; readonly record: TenantRecord }
   | { readonly kind: 'data.put'; readonly record: DataRecord }
-  | { readonly kind: 'ruleset.put'; readonly record: RuleRecord };
+  | { readonly kind: 'ruleset.put'; readonly record: RuleRecord }
+  | { readonly kind: 'shadow.put'; readonly record: ShadowRecord };

@@ -19,7 +19,7 @@ import type { BrokerLink, BrokerSession } from './broker-link.js';
 import { errorText, isNotFound } from './broker-link.js';
 import { sleep, type SyncClock } from './clock.js';
 import { EventDeduper } from './dedup.js';
-import { STREAM_NAME, allSubjects, decodeEnvelope, resourceKind, type NamedSyncEvent, type SyncEvent } from './events.js';
+import { STREAM_NAME, allSubjects, decodeEnvelope, isPutEvent, resourceKind, type NamedSyncEvent, type ResourceKind, type SyncEvent } from './events.js';
 import { readLatestPerSubject } from './latest-per-subject.js';
 import { readTenantStream } from './tenant-sync.js';
 import type { ConsumerMessagesLike, JsMsgLike } from './nats-api.js';
@@ -48,7 +48,7 @@ export interface ConsumerStatus {
   readonly bootstrapped: boolean;
   readonly applied: number;
   /** `applied` by collection. */
-  readonly applied_by_kind: { readonly ruleset: number; readonly data: number; readonly tenant: number };
+  readonly applied_by_kind: { readonly ruleset: number; readonly data: number; readonly shadow: number; readonly tenant: number };
   readonly skipped: number;
   readonly last_event_at: string | null;
   readonly last_sequence: number;
@@ -67,7 +67,7 @@ export class BrokerConsumer {
   private readonly abort = new AbortController();
   private bootstrapped = false;
   private applied = 0;
-  private readonly appliedByKind = { ruleset: 0, data: 0, tenant: 0 };
+  private readonly appliedByKind = { ruleset: 0, data: 0, shadow: 0, tenant: 0 };
   private skipped = 0;
   private lastEventAt: number | null = null;
   private lastSequence = 0;
@@ -133,7 +133,7 @@ export class BrokerConsumer {
     const { target, logger, prefix, clock } = this.options;
     const before = await session.jsm.streams.info(STREAM_NAME);
     const live = new Set<string>();
-    const seen = { ruleset: 0, data: 0 };
+    const seen = { ruleset: 0, data: 0, shadow: 0 };
     // Multi-tenancy: every tenant shares `{prefix}.tenants`, so the latest event per subject
     // would show only one; apply the folded state of all retained tenant events first.
     if (target.syncsTenants) {
@@ -151,12 +151,13 @@ export class BrokerConsumer {
         if (result === 'retry') throw new Error(`could not apply the event at sequence ${msg.info.streamSequence}`);
         if (event && event.type !== 'TenantConfigChanged') {
           seen[resourceKind(event)]++;
-          if (event.type === 'RulePut' || event.type === 'DataPut') live.add(keyOf(resourceKind(event), event.tenant_id, event.name));
+          if (isPutEvent(event)) live.add(keyOf(resourceKind(event), event.tenant_id, event.name));
         }
       },
     });
     let removed = 0;
     let dataRemoved = 0;
+    let shadowsRemoved = 0;
     // NOTE: with no rule (dataset) event at all (no writer ever published, or it holds nothing and
     // the tombstones expired) the local rules (datasets) are kept: there is nothing to compare them with.
     const held = target.snapshot();
@@ -164,14 +165,21 @@ export class BrokerConsumer {
     let dataCount = 0;
     for (const entry of held) {
       if (entry.kind === 'tenant.put') continue;
-      const kind = entry.kind === 'data.put' ? 'data' : 'ruleset';
+      const kind: ResourceKind = entry.kind === 'data.put' ? 'data' : entry.kind === 'shadow.put' ? 'shadow' : 'ruleset';
       const { tenant, name } = entry.record;
       if (kind === 'data') dataCount++;
-      else rulesCount++;
+      else if (kind === 'ruleset') rulesCount++;
       if (seen[kind] === 0 || live.has(keyOf(kind, tenant, name))) continue;
-      const change = kind === 'data' ? ({ kind: 'data.delete', tenant, name } as const) : ({ kind: 'ruleset.delete', tenant, name } as const);
+      const change =
+        kind === 'data'
+          ? ({ kind: 'data.delete', tenant, name } as const)
+          : kind === 'shadow'
+            ? ({ kind: 'shadow.delete', tenant, name } as const)
+            : ({ kind: 'ruleset.delete', tenant, name } as const);
       if ((await target.applyChange(change, 'sync', this.options.persist)) !== 'applied') continue;
-      if (kind === 'data') {
+      if (kind === 'shadow') {
+        shadowsRemoved++;
+      } else if (kind === 'data') {
         dataRemoved++;
         dataCount--;
       } else {
@@ -181,7 +189,8 @@ export class BrokerConsumer {
     }
     this.bootstrapped = true;
     const data = target.syncsData ? { data_removed: dataRemoved, data_count: dataCount } : {};
-    logger.info({ replayed: read.count, removed, rules_count: rulesCount, ...data }, 'sync bootstrap done: replayed the latest event per subject');
+    const shadows = shadowsRemoved > 0 ? { shadows_removed: shadowsRemoved } : {};
+    logger.info({ replayed: read.count, removed, rules_count: rulesCount, ...data, ...shadows }, 'sync bootstrap done: replayed the latest event per subject');
     return Math.max(read.lastSeq, before.state.last_seq) + 1;
   }
 
@@ -292,7 +301,9 @@ export class BrokerConsumer {
   /** The store's record of the event's ruleset or dataset. */
   private held(event: NamedSyncEvent): object | undefined {
     const { target } = this.options;
-    return resourceKind(event) === 'data' ? target.currentData(event.tenant_id, event.name) : target.current(event.tenant_id, event.name);
+    const kind = resourceKind(event);
+    if (kind === 'shadow') return target.currentShadow(event.tenant_id, event.name);
+    return kind === 'data' ? target.currentData(event.tenant_id, event.name) : target.current(event.tenant_id, event.name);
   }
 
   private async apply(event: SyncEvent, seq: number): Promise<Handled> {
@@ -307,13 +318,18 @@ export class BrokerConsumer {
       try {
         change = incomingChangeOf(event);
       } catch (err) {
-        const what = event.type === 'DataPut' ? 'skipped a DataPut whose data_json is not JSON' : 'skipped a RulePut whose ruleset_json is not JSON';
+        const what =
+          event.type === 'DataPut'
+            ? 'skipped a DataPut whose data_json is not JSON'
+            : event.type === 'ShadowPut'
+              ? 'skipped a ShadowPut whose shadow_json is not JSON'
+              : 'skipped a RulePut whose ruleset_json is not JSON';
         logger.warn({ tenant: event.tenant_id, name: event.name, seq, err: errorText(err) }, what);
         return 'skipped';
       }
       const outcome = await target.applyChange(change, 'sync', persist);
       if (outcome === 'applied') {
-        const version = event.type === 'RulePut' || event.type === 'DataPut' ? { version: event.version } : {};
+        const version = event.type === 'RulePut' || event.type === 'DataPut' || event.type === 'ShadowPut' ? { version: event.version } : {};
         logger.info({ type: event.type, kind: resourceKind(event), tenant: event.tenant_id, name: event.name, ...version, seq }, 'sync event applied');
       }
       return outcome === 'applied' ? 'applied' : 'skipped';
@@ -324,6 +340,6 @@ export class BrokerConsumer {
   }
 }
 
-function keyOf(kind: 'ruleset' | 'data', tenant: string, name: string): string {
+function keyOf(kind: ResourceKind, tenant: string, name: string): string {
   return `${kind}\u0000${tenant}\u0000${name}`;
 }

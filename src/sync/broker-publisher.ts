@@ -28,14 +28,15 @@ import { errorText } from './broker-link.js';
 import type { SyncClock, TimerHandle } from './clock.js';
 import {
   STREAM_NAME,
-  dataDeletedOf,
   dataPutOf,
   decodeEnvelope,
+  deletedOf,
+  eventContent,
   encodeEnvelope,
   eventSubject,
   resourceKind,
-  ruleDeletedOf,
   rulePutOf,
+  shadowPutOf,
   type NamedSyncEvent,
   type SyncEvent,
 } from './events.js';
@@ -267,7 +268,9 @@ export class BrokerPublisher {
     const held: NamedSyncEvent[] = [];
     for (const entry of target.snapshot()) {
       if (entry.kind === 'tenant.put') tenants.push(entry.record);
-      else held.push(entry.kind === 'data.put' ? dataPutOf(entry.record) : rulePutOf(entry.record));
+      else if (entry.kind === 'data.put') held.push(dataPutOf(entry.record));
+      else if (entry.kind === 'shadow.put') held.push(shadowPutOf(entry.record));
+      else held.push(rulePutOf(entry.record));
     }
     // Tenants first, so that a reader knows a tenant before its rules and datasets.
     if (tenantStream) {
@@ -276,16 +279,16 @@ export class BrokerPublisher {
       if (tenantEvents.length > 0) logger.info({ reason, tenants: tenants.length, published: tenantEvents.length }, 'published the tenant state');
     }
     const heldKeys = new Set(held.map(keyOf));
-    const tombstones = { ruleset: 0, data: 0 };
+    const tombstones = { ruleset: 0, data: 0, shadow: 0 };
     for (const [k, entry] of latest) {
       if (entry.json === null || heldKeys.has(k)) continue;
       const { event } = entry;
       const kind = resourceKind(event);
-      this.enqueue(kind === 'data' ? dataDeletedOf(event.tenant_id, event.name) : ruleDeletedOf(event.tenant_id, event.name));
+      this.enqueue(deletedOf(kind, event.tenant_id, event.name));
       tombstones[kind]++;
     }
-    const published = { ruleset: 0, data: 0 };
-    const counts = { ruleset: 0, data: 0 };
+    const published = { ruleset: 0, data: 0, shadow: 0 };
+    const counts = { ruleset: 0, data: 0, shadow: 0 };
     for (const put of held) {
       const kind = resourceKind(put);
       counts[kind]++;
@@ -296,7 +299,7 @@ export class BrokerPublisher {
       published[kind]++;
     }
     this.lastFullStateAt = now;
-    const changed = published.ruleset + published.data + tombstones.ruleset + tombstones.data > 0;
+    const changed = published.ruleset + published.data + published.shadow + tombstones.ruleset + tombstones.data + tombstones.shadow > 0;
     const log = changed ? logger.info : logger.debug;
     log.call(
       logger,
@@ -306,6 +309,7 @@ export class BrokerPublisher {
         published: published.ruleset,
         tombstones: tombstones.ruleset,
         ...(target.syncsData ? { datasets: counts.data, data_published: published.data, data_tombstones: tombstones.data } : {}),
+        ...(counts.shadow + tombstones.shadow > 0 ? { shadows: counts.shadow, shadows_published: published.shadow, shadow_tombstones: tombstones.shadow } : {}),
       },
       'published the full rule state',
     );
@@ -333,9 +337,7 @@ function keyOf(event: NamedSyncEvent): string {
 }
 
 /** The content a put carries (null for a deletion), to compare with what the stream shows. */
-function contentOf(event: NamedSyncEvent): string | null {
-  return event.type === 'RulePut' ? event.ruleset_json : event.type === 'DataPut' ? event.data_json : null;
-}
+const contentOf = eventContent;
 
 function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();

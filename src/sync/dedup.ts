@@ -17,7 +17,7 @@
  * Rulesets and datasets are kept apart (a dataset may have a ruleset's name): the key is the
  * collection, the tenant and the name.
  */
-import { resourceKind, type SyncEnvelope } from './events.js';
+import { eventContent, resourceKind, type ResourceKind, type SyncEnvelope } from './events.js';
 
 /** The store's record of the event's ruleset or dataset (compared by identity only). */
 export type HeldRecord = object;
@@ -40,7 +40,7 @@ export class EventDeduper {
   constructor(private readonly instanceId: string) {}
 
   /** Highest stream sequence applied for a rule (or, with `kind` 'data', a dataset), or 0. */
-  lastSeq(tenant: string, name: string, kind: 'ruleset' | 'data' = 'ruleset'): number {
+  lastSeq(tenant: string, name: string, kind: ResourceKind = 'ruleset'): number {
     return this.keys.get(keyOf(kind, tenant, name))?.seq ?? 0;
   }
 
@@ -72,11 +72,11 @@ export class EventDeduper {
   }
 }
 
-function keyOf(kind: 'ruleset' | 'data', tenant: string, name: string): string {
+function keyOf(kind: ResourceKind, tenant: string, name: string): string {
   return `${kind}\u0000${tenant}\u0000${name}`;
 }
 
-/** `ruleset_json` / `data_json` of a put; null for a deletion. */
+/** `ruleset_json` / `data_json` / `shadow_json` of a put; null for a deletion. */
 function contentOf(event: SyncEnvelope['event']): string | null {
-  return event.type === 'RulePut' ? event.ruleset_json : event.type === 'DataPut' ? event.data_json : null;
+  return event.type === 'TenantConfigChanged' ? null : eventContent(event);
 }

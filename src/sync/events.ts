@@ -1,12 +1,13 @@
 /**
  * Sync events on the wire (SPEC.md "Sync events", DECISIONS.md 7, EXTENSIONS.md 3 "Reference
- * data"): the envelope `{instance_id, event, timestamp_ms}` and the events `RulePut`,
- * `RuleDeleted`, `TenantConfigChanged`, `DataPut` and `DataDeleted`, their subjects, and strict
- * decoding of what a reader receives.
+ * data", 4 "Shadow runs"): the envelope `{instance_id, event, timestamp_ms}` and the events
+ * `RulePut`, `RuleDeleted`, `TenantConfigChanged`, `DataPut`, `DataDeleted`, `ShadowPut` and
+ * `ShadowDeleted`, their subjects, and strict decoding of what a reader receives.
  *
  * Subjects: `{prefix}.{tenant_id}.{name}` for rules, `{prefix}.{tenant_id}.data.{name}` for
  * datasets (one token more than a rule's, so a dataset and a ruleset of the same name never
- * share a subject, and `{prefix}.{tenant_id}.>` covers everything of one tenant) and
+ * share a subject, and `{prefix}.{tenant_id}.>` covers everything of one tenant),
+ * `{prefix}.{tenant_id}.shadow.{name}` for the shadow run of a ruleset (the same reasoning) and
  * `{prefix}.tenants` for tenant events.
  * NOTE: a ruleset name or tenant id may contain `.` (DECISIONS.md 1), which separates NATS
  * subject tokens, and may even end with one (an invalid subject). Inside a token `.` is
@@ -14,6 +15,7 @@
  * without dots gets exactly the subject of the spec.
  */
 import { isValidRulesetName } from '../ruleset/model.js';
+import { shadowJson, type ShadowRecord } from '../store/shadow-record.js';
 import type { RuleRecord } from '../store/types.js';
 
 /** A rule was created, updated or rolled back. */
@@ -58,15 +60,56 @@ export interface DataDeletedEvent {
   readonly name: string;
 }
 
+/** A shadow run of a ruleset (EXTENSIONS.md 4) was started or replaced. */
+export interface ShadowPutEvent {
+  readonly type: 'ShadowPut';
+  readonly tenant_id: string;
+  /** The ruleset's name. */
+  readonly name: string;
+  /** JSON text `{candidate, sample_rate, since}` (store/shadow-record.ts). */
+  readonly shadow_json: string;
+  readonly version: string;
+}
+
+/** A shadow run ended (deleted or promoted). */
+export interface ShadowDeletedEvent {
+  readonly type: 'ShadowDeleted';
+  readonly tenant_id: string;
+  readonly name: string;
+}
+
 /** Any sync event. */
-export type SyncEvent = RulePutEvent | RuleDeletedEvent | TenantConfigChangedEvent | DataPutEvent | DataDeletedEvent;
+export type SyncEvent = RulePutEvent | RuleDeletedEvent | TenantConfigChangedEvent | DataPutEvent | DataDeletedEvent | ShadowPutEvent | ShadowDeletedEvent;
 
 /** The events about one named resource of a tenant (a ruleset or a dataset). */
 export type NamedSyncEvent = Exclude<SyncEvent, TenantConfigChangedEvent>;
 
+/** The collections of named events. */
+export type ResourceKind = 'ruleset' | 'data' | 'shadow';
+
 /** Which collection a named event belongs to. */
-export function resourceKind(event: NamedSyncEvent): 'ruleset' | 'data' {
-  return event.type === 'DataPut' || event.type === 'DataDeleted' ? 'data' : 'ruleset';
+export function resourceKind(event: NamedSyncEvent): ResourceKind {
+  if (event.type === 'DataPut' || event.type === 'DataDeleted') return 'data';
+  return event.type === 'ShadowPut' || event.type === 'ShadowDeleted' ? 'shadow' : 'ruleset';
+}
+
+/** The content a put carries (null for a deletion), to compare with what the stream shows. */
+export function eventContent(event: NamedSyncEvent): string | null {
+  switch (event.type) {
+    case 'RulePut':
+      return event.ruleset_json;
+    case 'DataPut':
+      return event.data_json;
+    case 'ShadowPut':
+      return event.shadow_json;
+    default:
+      return null;
+  }
+}
+
+/** True for the events that put a resource (not deletions). */
+export function isPutEvent(event: NamedSyncEvent): boolean {
+  return event.type === 'RulePut' || event.type === 'DataPut' || event.type === 'ShadowPut';
 }
 
 /** What travels in a message body. */
@@ -96,6 +139,11 @@ export function dataSubject(prefix: string, tenant: string, name: string): strin
   return `${prefix}.${subjectToken(tenant)}.data.${subjectToken(name)}`;
 }
 
+/** Subject of the events of one ruleset's shadow run: `{prefix}.{tenant_id}.shadow.{name}`. */
+export function shadowSubject(prefix: string, tenant: string, name: string): string {
+  return `${prefix}.${subjectToken(tenant)}.shadow.${subjectToken(name)}`;
+}
+
 /** Subject of tenant events: `{prefix}.tenants`. */
 export function tenantsSubject(prefix: string): string {
   return `${prefix}.tenants`;
@@ -109,7 +157,9 @@ export function allSubjects(prefix: string): string {
 /** Subject of any event. */
 export function eventSubject(prefix: string, event: SyncEvent): string {
   if (event.type === 'TenantConfigChanged') return tenantsSubject(prefix);
-  return resourceKind(event) === 'data' ? dataSubject(prefix, event.tenant_id, event.name) : ruleSubject(prefix, event.tenant_id, event.name);
+  const kind = resourceKind(event);
+  if (kind === 'shadow') return shadowSubject(prefix, event.tenant_id, event.name);
+  return kind === 'data' ? dataSubject(prefix, event.tenant_id, event.name) : ruleSubject(prefix, event.tenant_id, event.name);
 }
 
 /** The `RulePut` of a stored record. */
@@ -131,6 +181,21 @@ export function dataPutOf(record: { readonly tenant: string; readonly name: stri
 /** The `DataDeleted` of a dataset. */
 export function dataDeletedOf(tenant: string, name: string): DataDeletedEvent {
   return { type: 'DataDeleted', tenant_id: tenant, name };
+}
+
+/** The `ShadowPut` of a stored shadow. */
+export function shadowPutOf(record: ShadowRecord): ShadowPutEvent {
+  return { type: 'ShadowPut', tenant_id: record.tenant, name: record.name, shadow_json: shadowJson(record), version: record.version };
+}
+
+/** The `ShadowDeleted` of a ruleset's shadow. */
+export function shadowDeletedOf(tenant: string, name: string): ShadowDeletedEvent {
+  return { type: 'ShadowDeleted', tenant_id: tenant, name };
+}
+
+/** The deletion event of a named resource of collection `kind`. */
+export function deletedOf(kind: ResourceKind, tenant: string, name: string): NamedSyncEvent {
+  return kind === 'data' ? dataDeletedOf(tenant, name) : kind === 'shadow' ? shadowDeletedOf(tenant, name) : ruleDeletedOf(tenant, name);
 }
 
 /** Serializes an envelope to the message body. */
@@ -183,6 +248,18 @@ function decodeEvent(event: unknown): SyncEvent {
     case 'DataDeleted': {
       const { name } = event;
       if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid dataset name');
+      return { type, tenant_id, name };
+    }
+    case 'ShadowPut': {
+      const { name, shadow_json, version } = event;
+      if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid ruleset name');
+      if (typeof shadow_json !== 'string') throw new EnvelopeError('event.shadow_json must be a string');
+      if (typeof version !== 'string') throw new EnvelopeError('event.version must be a string');
+      return { type, tenant_id, name, shadow_json, version };
+    }
+    case 'ShadowDeleted': {
+      const { name } = event;
+      if (!isValidRulesetName(name)) throw new EnvelopeError('event.name must be a valid ruleset name');
       return { type, tenant_id, name };
     }
     case 'TenantConfigChanged': {

@@ -4,6 +4,7 @@
  */
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { DataRecord } from '../store/data-record.js';
+import type { ShadowRecord } from '../store/shadow-record.js';
 import type { PrepareFile, RuleFiles, RuleRecord } from '../store/types.js';
 
 /** Origin of a change applied by a sync adapter. */
@@ -23,6 +24,8 @@ export interface SyncTarget {
   readonly syncsData: boolean;
   /** The stored record of `(tenant, name)`, or undefined. */
   current(tenant: string, name: string): RuleRecord | undefined;
+  /** The stored shadow run of ruleset `(tenant, name)`, or undefined. */
+  currentShadow(tenant: string, name: string): ShadowRecord | undefined;
   /** The stored dataset `(tenant, name)`, or undefined. */
   currentData(tenant: string, name: string): DataRecord | undefined;
   /** True when `version` is what this instance last wrote to the dataset's file (watcher echo). */

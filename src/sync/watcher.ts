@@ -277,7 +277,8 @@ export class RuleWatcher {
       }
     }
     for (const entry of this.options.target.snapshot()) {
-      if (entry.kind === 'tenant.put') continue;
+      // Shadow runs are not watched (docs/changing-rules.md "Shadow runs"): read at start, synced by the broker.
+      if (entry.kind === 'tenant.put' || entry.kind === 'shadow.put') continue;
       const key = entry.kind === 'data.put' ? dataKey(entry.record.tenant, entry.record.name) : ruleKey(entry.record.tenant, entry.record.name);
       if (!onDisk.has(key)) this.batcher.add(key);
     }

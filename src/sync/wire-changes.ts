@@ -1,11 +1,11 @@
 /**
  * The one mapping between the broker's wire events (events.ts: `RulePut`, `RuleDeleted`,
- * `TenantConfigChanged`, `DataPut`, `DataDeleted`, a format older readers must keep
+ * `TenantConfigChanged`, `DataPut`, `DataDeleted`, `ShadowPut`, `ShadowDeleted`, a format older readers must keep
  * understanding) and the internal change stream (store/change.ts). A new synchronized resource
  * adds one case to each function.
  */
 import type { Change, IncomingChange, SnapshotEntry } from '../store/change.js';
-import { dataDeletedOf, dataPutOf, ruleDeletedOf, rulePutOf, type SyncEvent } from './events.js';
+import { dataDeletedOf, dataPutOf, ruleDeletedOf, rulePutOf, shadowDeletedOf, shadowPutOf, type SyncEvent } from './events.js';
 import { tenantChangedOf } from './tenant-sync.js';
 
 /** The wire event of an applied change, or of a snapshot entry. */
@@ -23,6 +23,10 @@ export function wireEventOf(change: Change | SnapshotEntry): SyncEvent {
       return dataPutOf(change.record);
     case 'data.delete':
       return dataDeletedOf(change.tenant, change.name);
+    case 'shadow.put':
+      return shadowPutOf(change.record);
+    case 'shadow.delete':
+      return shadowDeletedOf(change.tenant, change.name);
     default:
       return assertNever(change);
   }
@@ -44,6 +48,10 @@ export function incomingChangeOf(event: SyncEvent): IncomingChange {
       return { kind: 'data.put', tenant: event.tenant_id, name: event.name, value: JSON.parse(event.data_json) as unknown };
     case 'DataDeleted':
       return { kind: 'data.delete', tenant: event.tenant_id, name: event.name };
+    case 'ShadowPut':
+      return { kind: 'shadow.put', tenant: event.tenant_id, name: event.name, value: JSON.parse(event.shadow_json) as unknown };
+    case 'ShadowDeleted':
+      return { kind: 'shadow.delete', tenant: event.tenant_id, name: event.name };
     default:
       return assertNever(event);
   }

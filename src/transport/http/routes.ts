@@ -12,6 +12,7 @@ import { batchAnswer, draftExecuteAnswer, evalAnswer, executeAnswer, objectBody 
 import { toHttpError } from './errors.js';
 import type { Route, RouteDeps, SchemaNode } from './route.js';
 import { DATA_ROUTES } from './data-routes.js';
+import { SHADOW_ROUTES } from './shadow-routes.js';
 import { TENANT_ROUTES } from './tenant-routes.js';
 
 const OBJECT: SchemaNode = { type: 'object', description: 'any JSON object' };
@@ -311,7 +312,7 @@ const DEBUG_ROUTE: Route = {
 };
 
 /** Every route of the HTTP adapter, in `Allow` order. */
-export const ROUTES: readonly Route[] = [...SERVICE_ROUTES, ...DATA_ROUTES, ...TENANT_ROUTES, DEBUG_ROUTE];
+export const ROUTES: readonly Route[] = [...SERVICE_ROUTES, ...SHADOW_ROUTES, ...DATA_ROUTES, ...TENANT_ROUTES, DEBUG_ROUTE];
 
 const LIVE = { status: 'alive' } as const;
 

@@ -57,6 +57,11 @@ const CONTRACT: Record<string, Permission> = {
   'POST /api/v1/draft/test': 'execute',
   'POST /api/v1/rulesets/:name/diff': 'read',
   'POST /api/v1/rulesets/:name/impact': 'execute',
+  // Shadow runs (EXTENSIONS.md 4): starting, promoting and ending one write, reading its counts reads.
+  'PUT /api/v1/rulesets/:name/shadow': 'write',
+  'GET /api/v1/rulesets/:name/shadow': 'read',
+  'DELETE /api/v1/rulesets/:name/shadow': 'write',
+  'POST /api/v1/rulesets/:name/shadow/promote': 'write',
 };
 
 const key = (r: Route): string => `${r.method} ${r.path}`;

@@ -16,6 +16,8 @@ const SPEC_METRICS: Record<string, string> = {
   svc_eval_duration_seconds: 'histogram',
   svc_active_executions: 'gauge',
   svc_compilation_duration_seconds: 'histogram',
+  // EXTENSIONS.md 4 "Shadow runs".
+  svc_shadow_executions_total: 'counter',
 };
 
 function make(clock = { t: 1_000_000 }, rules = { n: 0 }): Metrics {
@@ -31,6 +33,20 @@ test('exactly the metrics of the spec, with their types and a HELP line each', a
   assert.deepEqual(Object.fromEntries(exp.types), SPEC_METRICS);
   for (const name of Object.keys(SPEC_METRICS)) assert.ok(exp.help.get(name), `HELP for ${name}`);
   for (const s of exp.samples) assert.match(s.name, /^svc_/);
+});
+
+test('svc_shadow_executions_total counts candidate runs by ruleset and agreement (tenant label in multi-tenancy mode)', async () => {
+  const metrics = make();
+  metrics.recordShadow('loan', 'agree');
+  metrics.recordShadow('loan', 'agree');
+  metrics.recordShadow('loan', 'disagree');
+  const exp = await scrape(metrics);
+  assert.equal(value(exp, 'svc_shadow_executions_total', { ruleset: 'loan', agreement: 'agree' }), 2);
+  assert.equal(value(exp, 'svc_shadow_executions_total', { ruleset: 'loan', agreement: 'disagree' }), 1);
+  assert.equal(value(exp, 'svc_shadow_executions_total', { ruleset: 'loan', agreement: 'error' }), 0);
+  const mt = new Metrics({ version: '1', tenantLabel: true });
+  mt.recordShadow('loan', 'error', 'acme');
+  assert.equal(value(await scrape(mt), 'svc_shadow_executions_total', { ruleset: 'loan', tenant: 'acme', agreement: 'error' }), 1);
 });
 
 test("the registry is private: nothing lands in prom-client's global registry, two instances coexist", async () => {

@@ -1,0 +1,156 @@
+/**
+ * Shadow runs (EXTENSIONS.md 4 "Shadow runs"), held in memory and, with a rules directory,
+ * persisted with the rules as
+ *
+ * ```
+ * <dir>/shadows/<name>.json                  the shadow of ruleset <name> of the default tenant
+ * <dir>/tenants/<id>/shadows/<name>.json     the same for any other tenant
+ * ```
+ *
+ * holding `{candidate, sample_rate, since}` (./shadow-record.ts). The rule file scan and the
+ * watcher ignore these directories (no rule extension). Every file is written with the one atomic
+ * writer before memory changes and read back at start (`load`); writes are serialized. Every
+ * applied change is emitted on the one change stream (`shadow.put` / `shadow.delete`, ./change.ts).
+ */
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { isValidRulesetName } from '../ruleset/model.js';
+import { atomicWrite, fsyncDir, isTempFileName } from './atomic-write.js';
+import type { ShadowChange } from './change.js';
+import { Emitter, type StoreLogger } from './emitter.js';
+import { TENANTS_DIR, tenantDir } from './layout.js';
+import type { Origin } from './record.js';
+import { DEFAULT_TENANT } from './record.js';
+import { parseShadowValue, shadowJson, shadowRecord, type ShadowRecord } from './shadow-record.js';
+
+export type { ShadowRecord } from './shadow-record.js';
+
+/** Directory of a tenant's shadows, inside its tenant directory. */
+export const SHADOWS_DIR = 'shadows';
+
+/** The file of a shadow. */
+export function shadowPath(rulesDir: string, tenant: string, name: string): string {
+  if (!isValidRulesetName(name)) throw new Error(`invalid ruleset name: ${JSON.stringify(String(name))}`);
+  return join(tenantDir(rulesDir, tenant), SHADOWS_DIR, `${name}.json`);
+}
+
+/** The shadows of every tenant. */
+export class ShadowStore {
+  private readonly byKey = new Map<string, ShadowRecord>();
+  private readonly emitter: Emitter<ShadowChange>;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: { readonly rulesDir: string | null; readonly logger?: StoreLogger }) {
+    this.emitter = new Emitter<ShadowChange>((err) => options.logger?.warn({ err: String(err) }, 'shadow change listener failed'));
+  }
+
+  /** The shadow of a ruleset, or undefined. */
+  get(tenant: string, name: string): ShadowRecord | undefined {
+    return this.byKey.get(key(tenant, name));
+  }
+
+  /** Every shadow, by tenant then name. */
+  all(): ShadowRecord[] {
+    return [...this.byKey.values()].sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.name, b.name));
+  }
+
+  subscribe(listener: (change: ShadowChange) => void): () => void {
+    return this.emitter.subscribe(listener);
+  }
+
+  /** Stores the record (file first, then memory) unless it holds that very version: 'applied' or 'unchanged'. */
+  async put(record: ShadowRecord, origin: Origin, persist: boolean): Promise<'applied' | 'unchanged'> {
+    return this.serialized(async () => {
+      const previous = this.get(record.tenant, record.name);
+      if (previous?.version === record.version) return 'unchanged';
+      const dir = this.options.rulesDir;
+      if (dir !== null && persist) {
+        const target = shadowPath(dir, record.tenant, record.name);
+        await mkdir(dirname(target), { recursive: true });
+        await atomicWrite(target, shadowJson(record));
+      }
+      this.byKey.set(key(record.tenant, record.name), record);
+      this.emitter.emit(previous ? { kind: 'shadow.put', record, previous, origin } : { kind: 'shadow.put', record, origin });
+      return 'applied';
+    });
+  }
+
+  /** Removes the shadow (file first, then memory); resolves to false when there was none. */
+  async delete(tenant: string, name: string, origin: Origin, persist: boolean): Promise<boolean> {
+    return this.serialized(async () => {
+      const previous = this.get(tenant, name);
+      if (previous === undefined) return false;
+      const dir = this.options.rulesDir;
+      if (dir !== null && persist) {
+        const target = shadowPath(dir, tenant, name);
+        await rm(target, { force: true });
+        await fsyncDir(dirname(target)).catch(() => undefined);
+      }
+      this.byKey.delete(key(tenant, name));
+      this.emitter.emit({ kind: 'shadow.delete', tenant, name, previous, origin });
+      return true;
+    });
+  }
+
+  /**
+   * Reads every shadow file of the rules dir (not emitted: the caller compiles them). A file that
+   * is not a valid shadow is skipped and reported.
+   */
+  async load(): Promise<{ loaded: ShadowRecord[]; skipped: { path: string; reason: string }[] }> {
+    const dir = this.options.rulesDir;
+    const loaded: ShadowRecord[] = [];
+    const skipped: { path: string; reason: string }[] = [];
+    if (dir === null) return { loaded, skipped };
+    const tenants = (await names(join(dir, TENANTS_DIR))).filter((t) => isValidRulesetName(t) && t !== DEFAULT_TENANT);
+    for (const tenant of [DEFAULT_TENANT, ...tenants]) {
+      const sdir = join(tenantDir(dir, tenant), SHADOWS_DIR);
+      for (const file of await names(sdir)) {
+        if (file.startsWith('.') || isTempFileName(file)) continue;
+        const path = join(sdir, file);
+        const name = file.endsWith('.json') ? file.slice(0, -5) : '';
+        if (!isValidRulesetName(name)) {
+          skipped.push({ path, reason: 'not a shadow file (<name>.json)' });
+          continue;
+        }
+        try {
+          const v = parseShadowValue(JSON.parse(await readFile(path, 'utf8')) as unknown);
+          const record = shadowRecord(tenant, name, v.candidate, v.sampleRate, v.since);
+          this.byKey.set(key(tenant, name), record);
+          loaded.push(record);
+        } catch (err) {
+          skipped.push({ path, reason: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
+    return { loaded, skipped };
+  }
+
+  /** Forgets a loaded record without touching its file (one that did not compile at start). */
+  forget(tenant: string, name: string): void {
+    this.byKey.delete(key(tenant, name));
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function key(tenant: string, name: string): string {
+  return `${tenant}\u0000${name}`;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+async function names(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw err;
+  }
+}
