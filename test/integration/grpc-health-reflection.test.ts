@@ -74,7 +74,11 @@ describe('server reflection', () => {
     it(`${version}: message symbols resolve to the same file; an unknown symbol is an error answer (NOT_FOUND) and the stream goes on`, async () => {
       const answers = await reflect(
         server.grpcAddress,
-        [{ file_containing_symbol: 'rules.PutRulesetRequest' }, { file_containing_symbol: 'rules.Nothing' }, { file_containing_symbol: 'grpc.health.v1.Health' }],
+        [
+          { file_containing_symbol: 'rules.PutRulesetRequest' },
+          { file_containing_symbol: 'rules.Nothing' },
+          { file_containing_symbol: 'grpc.health.v1.Health' },
+        ],
         version,
       );
       assert.equal(answers[0]?.message_response, 'file_descriptor_response');

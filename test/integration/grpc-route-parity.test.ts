@@ -20,7 +20,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/service/errors.js';
-import { GRPC_PERMISSIONS, type GrpcMethod } from '../../src/transport/grpc/handlers.js';
+import { GRPC_GLOBAL_METHODS, GRPC_PERMISSIONS, type GrpcMethod } from '../../src/transport/grpc/handlers.js';
 import { loadRulesPackage, SERVICE_NAME } from '../../src/transport/grpc/proto.js';
 import { ROUTES } from '../../src/transport/http/routes.js';
 import { connect, type GrpcOutcome, type TestClient } from '../helpers/grpc-client.js';
@@ -107,7 +107,12 @@ const TESTED = {
     { name: 'minor', input: { user: { age: 12 } }, expect: { code: 'REJECTED' } },
   ],
 };
-const TESTED_V2 = { ...TESTED, config: { ...TESTED.config, version: '2.0.0' }, steps: { ...TESTED.steps, ok: { type: 'terminal', result: { code: 'OK' } } }, tests: [] };
+const TESTED_V2 = {
+  ...TESTED,
+  config: { ...TESTED.config, version: '2.0.0' },
+  steps: { ...TESTED.steps, ok: { type: 'terminal', result: { code: 'OK' } } },
+  tests: [],
+};
 /** A version of `scratch` (written, rolled back and deleted by the rows). */
 const scratch = (version: string, code = 'A') => ({
   config: { name: 'scratch', version, entry_step: 't' },
@@ -137,7 +142,13 @@ const ROWS: Row[] = [
     grpc: ['ListRuleSets', {}],
     shape: (r) => r.rulesets.map((x: any) => ({ ...x, description: x.description === '' ? null : x.description })),
   },
-  { name: 'get a ruleset', route: 'getRuleset', http: ['GET', '/api/v1/rulesets/loan'], grpc: ['GetRuleSet', { name: 'loan' }], shape: (r) => parse(r.ruleset_json) },
+  {
+    name: 'get a ruleset',
+    route: 'getRuleset',
+    http: ['GET', '/api/v1/rulesets/loan'],
+    grpc: ['GetRuleSet', { name: 'loan' }],
+    shape: (r) => parse(r.ruleset_json),
+  },
   {
     name: 'create a ruleset',
     route: 'putRuleset',
@@ -150,10 +161,19 @@ const ROWS: Row[] = [
     name: 'update a ruleset, with analysis warnings',
     route: 'putRuleset',
     setup: () => must(200, 'POST', '/api/v1/rulesets', scratch('1.0.0')),
-    http: ['POST', '/api/v1/rulesets', { ...scratch('1.1.0'), steps: { t: { type: 'terminal', result: { code: 'A' } }, orphan: { type: 'terminal', result: { code: 'B' } } } }],
+    http: [
+      'POST',
+      '/api/v1/rulesets',
+      { ...scratch('1.1.0'), steps: { t: { type: 'terminal', result: { code: 'A' } }, orphan: { type: 'terminal', result: { code: 'B' } } } },
+    ],
     grpc: [
       'PutRuleset',
-      { ruleset_json: JSON.stringify({ ...scratch('1.1.0'), steps: { t: { type: 'terminal', result: { code: 'A' } }, orphan: { type: 'terminal', result: { code: 'B' } } } }) },
+      {
+        ruleset_json: JSON.stringify({
+          ...scratch('1.1.0'),
+          steps: { t: { type: 'terminal', result: { code: 'A' } }, orphan: { type: 'terminal', result: { code: 'B' } } },
+        }),
+      },
     ],
     shape: (r) => ({ status: r.status, name: r.name, ...(r.warnings_json === '' ? {} : { warnings: parse(r.warnings_json) }) }),
   },
@@ -166,7 +186,11 @@ const ROWS: Row[] = [
   {
     name: 'create a ruleset whose own tests fail',
     route: 'putRuleset',
-    http: ['POST', '/api/v1/rulesets', { ...TESTED, config: { ...TESTED.config, name: 'failing' }, tests: [{ name: 'x', input: { user: { age: 1 } }, expect: { code: 'APPROVED' } }] }],
+    http: [
+      'POST',
+      '/api/v1/rulesets',
+      { ...TESTED, config: { ...TESTED.config, name: 'failing' }, tests: [{ name: 'x', input: { user: { age: 1 } }, expect: { code: 'APPROVED' } }] },
+    ],
     grpc: [
       'PutRuleset',
       {
@@ -194,7 +218,12 @@ const ROWS: Row[] = [
     grpc: ['ListVersions', { name: 'tested' }],
     shape: (r) => r,
   },
-  { name: 'versions of an unknown ruleset', route: 'listVersions', http: ['GET', '/api/v1/rulesets/ghost/versions'], grpc: ['ListVersions', { name: 'ghost' }] },
+  {
+    name: 'versions of an unknown ruleset',
+    route: 'listVersions',
+    http: ['GET', '/api/v1/rulesets/ghost/versions'],
+    grpc: ['ListVersions', { name: 'ghost' }],
+  },
   {
     name: 'rollback',
     route: 'rollback',
@@ -204,7 +233,12 @@ const ROWS: Row[] = [
     grpc: ['Rollback', { name: 'tested', seq: 1 }],
     shape: (r) => r,
   },
-  { name: 'rollback to seq 0', route: 'rollback', http: ['POST', '/api/v1/rulesets/tested/rollback', { seq: 0 }], grpc: ['Rollback', { name: 'tested', seq: 0 }] },
+  {
+    name: 'rollback to seq 0',
+    route: 'rollback',
+    http: ['POST', '/api/v1/rulesets/tested/rollback', { seq: 0 }],
+    grpc: ['Rollback', { name: 'tested', seq: 0 }],
+  },
   {
     name: 'rollback to a version that does not exist',
     route: 'rollback',
@@ -249,7 +283,16 @@ const ROWS: Row[] = [
   {
     name: 'given tests',
     route: 'testRuleset',
-    http: ['POST', '/api/v1/rulesets/loan/test', { tests: [{ name: 'adult', input: approve, expect: { code: 'APPROVED' } }, { name: 'wrong', input: reject, expect: { code: 'APPROVED' } }] }],
+    http: [
+      'POST',
+      '/api/v1/rulesets/loan/test',
+      {
+        tests: [
+          { name: 'adult', input: approve, expect: { code: 'APPROVED' } },
+          { name: 'wrong', input: reject, expect: { code: 'APPROVED' } },
+        ],
+      },
+    ],
     grpc: [
       'TestRuleset',
       {
@@ -334,7 +377,10 @@ const ROWS: Row[] = [
     name: 'draft test (given tests)',
     route: 'draftTest',
     http: ['POST', '/api/v1/draft/test', { ruleset: TESTED, tests: [{ name: 't', input: { user: { age: 2 } }, expect: { code: 'APPROVED' } }] }],
-    grpc: ['DraftTest', { ruleset_json: JSON.stringify(TESTED), tests_json: JSON.stringify([{ name: 't', input: { user: { age: 2 } }, expect: { code: 'APPROVED' } }]) }],
+    grpc: [
+      'DraftTest',
+      { ruleset_json: JSON.stringify(TESTED), tests_json: JSON.stringify([{ name: 't', input: { user: { age: 2 } }, expect: { code: 'APPROVED' } }]) },
+    ],
     shape: testShape,
   },
   // ------------------------------------------------------------- execution (details: ./grpc-parity.test.ts)
@@ -350,7 +396,10 @@ const ROWS: Row[] = [
     route: 'executeBatch',
     http: ['POST', '/api/v1/execute/loan/batch', { inputs: [approve, reject] }],
     grpc: ['BatchExecute', { name: 'loan', inputs_json: [JSON.stringify(approve), JSON.stringify(reject)] }],
-    shape: (r) => ({ results: r.results.map((i: any) => execShape(i.result)), summary: { ...r.summary, total_duration_us: Number(r.summary.total_duration_us) } }),
+    shape: (r) => ({
+      results: r.results.map((i: any) => execShape(i.result)),
+      summary: { ...r.summary, total_duration_us: Number(r.summary.total_duration_us) },
+    }),
   },
   {
     name: 'eval',
@@ -417,7 +466,12 @@ const ROWS: Row[] = [
     grpc: ['DeleteData', { name: 'old' }],
     shape: () => undefined,
   },
-  { name: 'put a dataset with a bad name', route: 'putData', http: ['PUT', '/api/v1/data/bad%20name', {}], grpc: ['PutData', { name: 'bad name', data_json: '{}' }] },
+  {
+    name: 'put a dataset with a bad name',
+    route: 'putData',
+    http: ['PUT', '/api/v1/data/bad%20name', {}],
+    grpc: ['PutData', { name: 'bad name', data_json: '{}' }],
+  },
   // ------------------------------------------------------------- tenants
   { name: 'list tenants', route: 'listTenants', http: ['GET', '/api/v1/tenants'], grpc: ['ListTenants', {}], shape: (r) => parse(r.tenants_json) },
   {
@@ -434,7 +488,13 @@ const ROWS: Row[] = [
     http: ['POST', '/api/v1/tenants', { id: 'default' }],
     grpc: ['CreateTenant', { tenant_json: '{"id":"default"}' }],
   },
-  { name: 'get a tenant', route: 'getTenant', http: ['GET', '/api/v1/tenants/gamma'], grpc: ['GetTenant', { id: 'gamma' }], shape: (r) => parse(r.tenant_json) },
+  {
+    name: 'get a tenant',
+    route: 'getTenant',
+    http: ['GET', '/api/v1/tenants/gamma'],
+    grpc: ['GetTenant', { id: 'gamma' }],
+    shape: (r) => parse(r.tenant_json),
+  },
   { name: 'get an unknown tenant', route: 'getTenant', http: ['GET', '/api/v1/tenants/nobody'], grpc: ['GetTenant', { id: 'nobody' }] },
   {
     name: 'update a tenant',
@@ -467,7 +527,13 @@ const ROWS: Row[] = [
     grpc: ['GetRuleSet', { name: 'loan' }, { 'x-tenant-id': 'nobody' }],
   },
   // ------------------------------------------------------------- debug view
-  { name: 'debug view', route: 'debugRuleset', http: ['GET', '/api/v1/debug/rulesets/loan'], grpc: ['DebugRuleset', { name: 'loan' }], shape: (r) => parse(r.debug_json) },
+  {
+    name: 'debug view',
+    route: 'debugRuleset',
+    http: ['GET', '/api/v1/debug/rulesets/loan'],
+    grpc: ['DebugRuleset', { name: 'loan' }],
+    shape: (r) => parse(r.debug_json),
+  },
 ];
 
 function execShape(r: any): unknown {
@@ -476,7 +542,9 @@ function execShape(r: any): unknown {
     message: r.message,
     output: parse(r.output_json),
     duration_us: Number(r.duration_us),
-    ...(r.trace ? { trace: { path: r.trace.path, steps: r.trace.steps.map(({ table_match: _t, ...s }: any) => ({ ...s, duration_us: Number(s.duration_us) })) } } : {}),
+    ...(r.trace
+      ? { trace: { path: r.trace.path, steps: r.trace.steps.map(({ table_match: _t, ...s }: any) => ({ ...s, duration_us: Number(s.duration_us) })) } }
+      : {}),
   };
 }
 
@@ -516,18 +584,23 @@ describe('every HTTP route has its RPC', () => {
     for (const id of Object.keys(ROUTE_RPC)) assert.ok(HTTP_ONLY[id] === undefined, `${id} is both mapped and HTTP-only`);
   });
 
-  it('each mapped RPC exists in the proto and needs the permission of its route', () => {
+  it('each mapped RPC exists in the proto and needs the permission (and tenant scope) of its route', () => {
     for (const route of ROUTES) {
       const rpc = ROUTE_RPC[route.id];
       if (rpc === undefined) continue;
       assert.ok(protoMethods.has(rpc), `${route.id}: ${rpc} is not a method of ${SERVICE_NAME}`);
       assert.equal(GRPC_PERMISSIONS[rpc], route.permission, `${route.id} (${route.permission}) vs ${rpc}`);
+      // A route about no single tenant needs a credential for every tenant; so does its RPC.
+      assert.equal(GRPC_GLOBAL_METHODS.has(rpc), route.scope === 'global', `${route.id} scope vs ${rpc}`);
     }
   });
 
   it('every RPC of the proto serves a route (no RPC without its HTTP twin)', () => {
     const served = new Set(Object.values(ROUTE_RPC));
-    assert.deepEqual([...protoMethods].filter((m) => !served.has(m as GrpcMethod)), []);
+    assert.deepEqual(
+      [...protoMethods].filter((m) => !served.has(m as GrpcMethod)),
+      [],
+    );
   });
 });
 

@@ -91,11 +91,7 @@ class AnswerTexts {
 }
 
 /** The handlers of the management RPCs over the façade (and the data and tenant façades, when present). */
-export function buildManagementHandlers(
-  service: RuleServiceApi,
-  unary: UnaryBuilder,
-  options: ManagementOptions,
-): Record<string, UnaryHandler> {
+export function buildManagementHandlers(service: RuleServiceApi, unary: UnaryBuilder, options: ManagementOptions): Record<string, UnaryHandler> {
   const max = options.maxResponseBytes;
   const texts = (): AnswerTexts => new AnswerTexts(max);
   // NOTE: the messages of HTTP's data and tenant routes (../http/data-routes.ts, ../http/tenant-routes.ts).
@@ -170,7 +166,10 @@ export function buildManagementHandlers(
       return { filter_json: texts().json(service.draftFilter(ctx, body)) };
     }),
     DraftTest: unary<DraftTestRequestMsg>('DraftTest', (req, ctx) => {
-      const body = { ...member('ruleset', optionalJsonField('ruleset_json', req.ruleset_json)), ...member('tests', optionalJsonField('tests_json', req.tests_json)) };
+      const body = {
+        ...member('ruleset', optionalJsonField('ruleset_json', req.ruleset_json)),
+        ...member('tests', optionalJsonField('tests_json', req.tests_json)),
+      };
       return testAnswer(service.draftTest(ctx, body), texts());
     }),
     // ------------------------------------------------------------- config
