@@ -9,7 +9,8 @@
  * 2. A table of requests run over HTTP and over gRPC against ONE real server (the built
  *    `svc-server` with a rules dir, multi-tenancy and the debug view on); the gRPC answer is
  *    turned into the HTTP shape (its `*_json` texts parsed) and compared. Errors compare the
- *    catalog code, the message, and the HTTP and gRPC statuses of that code. A write runs on the
+ *    catalog code, the message, the HTTP and gRPC statuses of that code, and the `problems` and
+ *    `failures` lists (trailing metadata `svc-problems`, `svc-failures`). A write runs on the
  *    same starting state on both transports (`setup` runs before each of the two).
  * 3. Every mapped route has at least one success row.
  *
@@ -619,6 +620,7 @@ describe('each route and its RPC give the same answer', () => {
   });
 
   const succeeded = new Set<string>();
+  const errorCodes = new Set<string>();
   for (const row of ROWS) {
     it(`${row.route}: ${row.name}`, async () => {
       const [verb, path, body, headers] = row.http;
@@ -636,15 +638,30 @@ describe('each route and its RPC give the same answer', () => {
       assert.equal(g.ok, false, `gRPC succeeded where HTTP answered ${h.status} ${JSON.stringify(h.body)}`);
       if (g.ok) return;
       const code = h.body.code as ErrorCode;
+      errorCodes.add(code);
+      if (h.body.failures !== undefined) errorCodes.add('with failures');
+      if (h.body.problems !== undefined) errorCodes.add('with problems');
       assert.equal(ERROR_CATALOG[code].http, h.status);
       assert.equal(g.svcCode, code, `${g.details} vs ${h.body.error}`);
       assert.equal(g.code, ERROR_CATALOG[code].grpc);
       if (!row.codeOnly) assert.equal(g.details, h.body.error);
+      // The lists of the HTTP body are the JSON texts of trailing metadata svc-problems and svc-failures.
+      for (const key of ['problems', 'failures']) {
+        const text: unknown = g.trailers?.get(`svc-${key}`)[0];
+        if (h.body[key] === undefined) assert.equal(text, undefined, key);
+        else assert.deepEqual(JSON.parse(String(text)), h.body[key], key);
+      }
     });
   }
 
   it('every mapped route had a successful row', () => {
     const without = Object.keys(ROUTE_RPC).filter((id) => !succeeded.has(id));
     assert.deepEqual(without, []);
+  });
+
+  it('the error rows reach the codes of the new RPCs, with their problems and failures lists', () => {
+    for (const code of ['NOT_FOUND', 'BAD_REQUEST', 'TENANT_NOT_FOUND', 'CONFLICT', 'TESTS_FAILED', 'with failures', 'with problems']) {
+      assert.ok(errorCodes.has(code), code);
+    }
   });
 });

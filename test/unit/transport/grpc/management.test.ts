@@ -12,6 +12,7 @@ import { ServiceError } from '../../../../src/service/errors.js';
 import type { RuleServiceApi } from '../../../../src/service/types.js';
 import { buildGrpcHandlers, type GrpcHandlerOptions } from '../../../../src/transport/grpc/handlers.js';
 import { optionalJsonField } from '../../../../src/transport/grpc/management.js';
+import { toGrpcStatus } from '../../../../src/transport/grpc/status.js';
 
 /** Every façade call: method name and arguments after the context. */
 const calls: Array<[string, ...unknown[]]> = [];
@@ -62,6 +63,21 @@ describe('optionalJsonField', () => {
       () => optionalJsonField('x_json', '{'),
       (e: ServiceError) => e.code === 'BAD_REQUEST' && /^x_json: malformed JSON/.test(e.message),
     );
+  });
+});
+
+describe('svc-failures', () => {
+  it('TESTS_FAILED carries its failures as JSON text in svc-failures (bounded like svc-problems)', () => {
+    const failures = [{ name: 'adult', expected: { code: 'A' }, actual: { code: 'B' } }];
+    const st = toGrpcStatus(new ServiceError('TESTS_FAILED', '1 of 1 tests failed: adult; nothing was stored', { failures }));
+    assert.equal(st.code, status.FAILED_PRECONDITION);
+    assert.deepEqual(JSON.parse(String(st.metadata!.get('svc-failures')[0])), failures);
+    assert.deepEqual(st.metadata!.get('svc-problems'), []);
+    const many = Array.from({ length: 200 }, (_, i) => ({ name: `test number ${i}`, expected: { code: 'A' }, actual: { code: 'B' } }));
+    const big = toGrpcStatus(new ServiceError('TESTS_FAILED', 'm', { failures: many }));
+    const kept = JSON.parse(String(big.metadata!.get('svc-failures')[0])) as unknown[];
+    assert.ok(String(big.metadata!.get('svc-failures')[0]).length <= 4096);
+    assert.equal(kept.length + Number(big.metadata!.get('svc-failures-omitted')[0]), 200);
   });
 });
 
