@@ -1,13 +1,12 @@
 /**
  * Starts the gRPC server (`rules.RuleService`, proto/rules.proto) on `--grpc-addr` (unless
  * `--disable-grpc`) and on the Unix socket of `--uds-path` (when set), over one façade, with
- * the standard health service (./health.ts) and server reflection (v1 and v1alpha, from
- * @grpc/reflection over the same loaded protos) beside it.
+ * the standard health service (./health.ts) and server reflection (./reflection.ts: v1 and
+ * v1alpha, from @grpc/reflection over the same loaded protos) beside it.
  * `close()` stops accepting at once, waits for the calls in flight, then removes the socket.
  */
 import { chmod } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from '../../log.js';
 import type { AuthGuard } from '../../auth/index.js';
 import type { Config } from '../../config/index.js';
@@ -17,7 +16,8 @@ import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { buildGrpcHandlers } from './handlers.js';
 import { HealthService } from './health.js';
 import { GrpcInstrumentation, type GrpcInstrumentOptions } from './instrument.js';
-import { HEALTH_SERVICE_NAME, loadServedPackage, ruleServiceDefinition, servedDefinition } from './proto.js';
+import { HEALTH_SERVICE_NAME, ruleServiceDefinition, servedDefinition } from './proto.js';
+import { addReflection } from './reflection.js';
 import { loadGrpcTls, serverCredentials } from './tls.js';
 import { prepareSocketPath, removeSocket, udsTarget } from './uds.js';
 
@@ -106,7 +106,7 @@ export async function startGrpcServer(
   // open; reflection describes the published proto/ files, nothing more), so they are not wrapped.
   const health = new HealthService(() => service.ready(), parts.healthWatchIntervalMs);
   server.addService(servedDefinition(HEALTH_SERVICE_NAME), health.implementation());
-  new ReflectionService(loadServedPackage()).addToServer(server);
+  addReflection(server);
 
   let address: string | null = null;
   let socketPath: string | null = null;
