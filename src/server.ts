@@ -167,7 +167,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   if (!config.disableGrpc || config.udsPath !== null) {
     // gRPC on --grpc-addr and/or --uds-path (docs/grpc.md); a failed start closes what already listens.
     try {
-      const grpc = await startGrpcServer(service, config, logger, observe, auth ? { guard: auth.guard } : {});
+      const grpc = await startGrpcServer(service, config, logger, observe, auth ? { guard: auth.guard } : {}, {
+        data,
+        ...(tenancy ? { tenants: tenancy.manager } : {}),
+        ...(config.debugMode ? { debugRuleset: (ctx, name) => service.debugRuleset(ctx, name) } : {}),
+      });
       grpcAddress = grpc.address;
       socketPath = grpc.socketPath;
       closers.push(() => grpc.close());

@@ -1,5 +1,5 @@
 /**
- * Rulesets shared by the gRPC integration tests (posted over HTTP: gRPC has no write RPCs).
+ * Rulesets shared by the gRPC integration tests (posted over HTTP, so the gRPC tests start from a known state).
  */
 import { http } from './server-process.js';
 

@@ -1,7 +1,8 @@
 /**
  * Authentication on gRPC (EXTENSIONS.md 1) against the real built server process: every method
  * of GRPC_PERMISSIONS × every role (API keys, and a JWT whose role names no role), metadata
- * `authorization: Bearer ...`, Health open, tenants from `x-tenant-id` with multi-tenancy on,
+ * `authorization: Bearer ...`, Health, grpc.health.v1 and reflection open, global methods needing
+ * a credential for every tenant, tenants from `x-tenant-id` with multi-tenancy on,
  * the JWT path (verified asynchronously), the Unix socket guarded the same way, audit
  * `principal`, and brute force answered RESOURCE_EXHAUSTED. Every process is stopped by pid.
  */
@@ -9,23 +10,69 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROLE_PERMISSIONS, type AuthRole } from '../../src/auth/index.js';
-import { GRPC_PERMISSIONS } from '../../src/transport/grpc/handlers.js';
+import { GRPC_GLOBAL_METHODS, GRPC_PERMISSIONS } from '../../src/transport/grpc/handlers.js';
 import { bearer, makeSigningKey, makeTestKey, signToken, writeJwks, writeKeysFile, type SigningKey, type TestKey } from '../helpers/auth-jwt.js';
 import { connect, Status, type GrpcOutcome, type TestClient } from '../helpers/grpc-client.js';
 import { LOAN, postRulesets } from '../helpers/grpc-fixtures.js';
+import { healthCheck, healthClient, reflect } from '../helpers/grpc-reflection.js';
 import { http, startServer, tempDir, type ServerProcess } from '../helpers/server-process.js';
 
 const ROLES: readonly AuthRole[] = ['executor', 'viewer', 'editor', 'admin'];
 
-/** A request each method answers successfully with the `loan` ruleset loaded. */
-const REQUESTS: Record<keyof typeof GRPC_PERMISSIONS, object> = {
+const LOAN_JSON = JSON.stringify(LOAN);
+const FILTER_JSON = JSON.stringify({ known_input: {}, target_results: ['APPROVED'], field_mapping: { 'user.age': 'age', 'user.country': 'country' } });
+const SCRATCH = { config: { name: 'scratch', entry_step: 't' }, steps: { t: { type: 'terminal', result: { code: 'A' } } } };
+let made = 0;
+
+/**
+ * A request each method answers successfully (tenant `default`, `loan` loaded, dataset `zips`
+ * stored, tenants alpha and beta), or a function that prepares what the call consumes (over
+ * HTTP, as admin) and gives the request: a delete needs something to delete each time.
+ */
+const REQUESTS = {
   Execute: { name: 'loan', input_json: JSON.stringify({ user: { age: 30, country: 'US' } }) },
   BatchExecute: { name: 'loan', inputs_json: [JSON.stringify({ user: { age: 30, country: 'US' } }), JSON.stringify({ user: { age: 3 } })] },
   Eval: { expression: '1 + 2', context_json: '' },
   ListRuleSets: {},
   GetRuleSet: { name: 'loan' },
   Health: {},
-};
+  PutRuleset: { ruleset_json: LOAN_JSON },
+  DeleteRuleset: async (url, admin) => {
+    await postRulesets(url, [SCRATCH], admin);
+    return { name: 'scratch' };
+  },
+  ListVersions: { name: 'loan' },
+  Rollback: { name: 'loan', seq: 1 },
+  GetAnalysis: { name: 'loan' },
+  GetInputSchema: { name: 'loan' },
+  Filter: { name: 'loan', request_json: FILTER_JSON },
+  TestRuleset: { name: 'loan', tests_json: JSON.stringify([{ name: 'adult', input: { user: { age: 30, country: 'US' } }, expect: { code: 'APPROVED' } }]) },
+  Diff: { name: 'loan', from_json: '"current"', to_json: LOAN_JSON },
+  Impact: { name: 'loan', candidate_json: LOAN_JSON, inputs_json: ['{"user":{"age":30,"country":"US"}}'] },
+  DraftValidate: { ruleset_json: LOAN_JSON },
+  DraftExecute: { ruleset_json: LOAN_JSON, input_json: '{"user":{"age":30,"country":"US"}}' },
+  DraftFilter: { ruleset_json: LOAN_JSON, request_json: FILTER_JSON },
+  DraftTest: { ruleset_json: LOAN_JSON },
+  GetAuditSampleRate: {},
+  SetAuditSampleRate: { sample_rate: 100 },
+  ListData: {},
+  GetData: { name: 'zips' },
+  PutData: { name: 'zips', data_json: '{"10001":"NY"}' },
+  DeleteData: async (url, admin) => {
+    assert.equal((await http(url, 'PUT', '/api/v1/data/old', [1], admin)).status, 200);
+    return { name: 'old' };
+  },
+  ListTenants: {},
+  CreateTenant: async () => ({ tenant_json: JSON.stringify({ id: `made-${++made}` }) }),
+  GetTenant: { id: 'alpha' },
+  UpdateTenant: { id: 'beta', tenant_json: '{"id":"beta"}' },
+  DeleteTenant: async (url, admin) => {
+    const id = `gone-${++made}`;
+    assert.equal((await http(url, 'POST', '/api/v1/tenants', { id }, admin)).status, 201);
+    return { id };
+  },
+  DebugRuleset: { name: 'loan' },
+} satisfies Record<keyof typeof GRPC_PERMISSIONS, object | ((url: string, admin: Record<string, string>) => Promise<object>)>;
 const GUARDED = (Object.keys(GRPC_PERMISSIONS) as Array<keyof typeof GRPC_PERMISSIONS>).filter((m) => GRPC_PERMISSIONS[m] !== 'public');
 
 const auth = (credential: string, tenant?: string): Record<string, string> => ({
@@ -55,13 +102,20 @@ describe('gRPC and the Unix socket with authentication on', () => {
   const sockPath = join(dir.path, 'svc.sock');
   const keys = Object.fromEntries(ROLES.map((r) => [r, makeTestKey(`${r}-key`, r)])) as Record<AuthRole, TestKey>;
   const alphaViewer = makeTestKey('alpha-viewer', 'viewer', ['alpha']);
+  const alphaAdmin = makeTestKey('alpha-admin', 'admin', ['alpha']);
   let jwtKey: SigningKey;
   let server: ServerProcess | undefined;
   let client: TestClient | undefined;
   let uds: TestClient | undefined;
 
+  /** The request of `method` (prepared over HTTP as admin when it consumes something). */
+  const requestOf = async (method: keyof typeof GRPC_PERMISSIONS): Promise<object> => {
+    const r: object | ((url: string, admin: Record<string, string>) => Promise<object>) = REQUESTS[method];
+    return typeof r === 'function' ? r(server!.url, { authorization: bearer(keys.admin.key) }) : r;
+  };
+
   before(async () => {
-    writeKeysFile(keysPath, [...Object.values(keys), alphaViewer]);
+    writeKeysFile(keysPath, [...Object.values(keys), alphaViewer, alphaAdmin]);
     jwtKey = await makeSigningKey('ES256');
     writeJwks(jwksPath, [jwtKey]);
     server = await startServer([
@@ -74,9 +128,14 @@ describe('gRPC and the Unix socket with authentication on', () => {
       sockPath,
       '--audit-sample-rate',
       '100',
+      // A rules dir (Rollback restores from history) and the debug view: every method can succeed.
+      '--rules-dir',
+      join(dir.path, 'rules'),
+      '--debug-mode',
     ]);
     await server.waitForLog((l) => l['msg'] === 'uds listening');
     const admin = { authorization: bearer(keys.admin.key) };
+    assert.equal((await http(server.url, 'PUT', '/api/v1/data/zips', { '10001': 'NY' }, admin)).status, 200);
     assert.equal((await http(server.url, 'POST', '/api/v1/tenants', { id: 'alpha' }, admin)).status, 201);
     assert.equal((await http(server.url, 'POST', '/api/v1/tenants', { id: 'beta' }, admin)).status, 201);
     await postRulesets(server.url, [LOAN], admin);
@@ -97,7 +156,7 @@ describe('gRPC and the Unix socket with authentication on', () => {
     for (const method of GUARDED) {
       const need = GRPC_PERMISSIONS[method];
       for (const role of ROLES) {
-        const out = await client!.call(method, REQUESTS[method], auth(keys[role].key));
+        const out = await client!.call(method, await requestOf(method), auth(keys[role].key));
         const what = `${method} as ${role}`;
         if ((ROLE_PERMISSIONS[role] as readonly string[]).includes(need)) {
           assert.ok(out.ok, `${what}: ${out.ok ? '' : `${Status[out.code]} ${out.details}`}`);
@@ -121,12 +180,36 @@ describe('gRPC and the Unix socket with authentication on', () => {
   it('every guarded method without metadata, with a malformed or unknown credential: UNAUTHENTICATED', async () => {
     const unknown = makeTestKey('ghost', 'admin');
     for (const method of GUARDED) {
-      assertUnauthenticated(await client!.call(method, REQUESTS[method]), `${method} without metadata`);
-      assertUnauthenticated(await client!.call(method, REQUESTS[method], { authorization: `Basic ${keys.admin.key}` }), `${method} Basic`);
-      const out = await client!.call(method, REQUESTS[method], auth(unknown.key));
+      assertUnauthenticated(await client!.call(method, await requestOf(method)), `${method} without metadata`);
+    }
+    // NOTE: a bad credential counts as a guess, and more than 20 in a minute block the address
+    // (the brute force test below), so these run on one method of each permission and scope:
+    // every method goes through the same check (handlers.ts `unary`).
+    for (const method of ['Execute', 'ListRuleSets', 'PutRuleset', 'SetAuditSampleRate', 'DeleteTenant'] as const) {
+      assertUnauthenticated(await client!.call(method, await requestOf(method), { authorization: `Basic ${keys.admin.key}` }), `${method} Basic`);
+      const out = await client!.call(method, await requestOf(method), auth(unknown.key));
       assertUnauthenticated(out, `${method} unknown key`);
       assert.ok(!out.ok && !out.details.includes('ghost') && !out.details.includes(unknown.key), 'the answer names neither key nor id');
     }
+  });
+
+  it('the global methods (tenants, audit sample rate) need a credential for every tenant, as their HTTP routes', async () => {
+    for (const method of GUARDED.filter((m) => GRPC_GLOBAL_METHODS.has(m))) {
+      assertDenied(await client!.call(method, await requestOf(method), auth(alphaAdmin.key, 'alpha')), `${method} as alpha admin`, /all tenants/);
+    }
+    // A tenant-scoped method works for the key's own tenant.
+    assert.ok((await client!.call('PutData', { name: 'zips', data_json: '[]' }, auth(alphaAdmin.key, 'alpha'))).ok);
+  });
+
+  it('grpc.health.v1.Health and server reflection are open: no credential needed', async () => {
+    const health = healthClient(server!.grpcAddress);
+    try {
+      assert.deepEqual(await healthCheck(health, ''), { status: 'SERVING' });
+    } finally {
+      health.close();
+    }
+    const [list] = await reflect(server!.grpcAddress, [{ list_services: '*' }]);
+    assert.ok(list?.list_services_response?.service.some((s) => s.name === 'rules.RuleService'));
   });
 
   it('Health is open: no credential, or a bad one, still answers', async () => {
@@ -145,7 +228,7 @@ describe('gRPC and the Unix socket with authentication on', () => {
       assertDenied(await client!.call('ListRuleSets', {}, auth(executor)), 'ListRuleSets as executor JWT', /"read" permission/);
       assert.equal((await client!.ok('Eval', REQUESTS.Eval, auth(executor))).result_json, '3');
       for (const method of GUARDED) {
-        assertDenied(await client!.call(method, REQUESTS[method], auth(nobody)), `${method} as JWT without role`, /permission/);
+        assertDenied(await client!.call(method, await requestOf(method), auth(nobody)), `${method} as JWT without role`, /permission/);
       }
     }
     const expired = await signToken(jwtKey, { sub: 'late', role: 'admin', expIn: -120 });
@@ -169,9 +252,9 @@ describe('gRPC and the Unix socket with authentication on', () => {
 
   it('the Unix socket requires credentials the same way', async () => {
     for (const method of GUARDED) {
-      assertUnauthenticated(await uds!.call(method, REQUESTS[method]), `UDS ${method} without metadata`);
+      assertUnauthenticated(await uds!.call(method, await requestOf(method)), `UDS ${method} without metadata`);
       for (const role of ROLES) {
-        const out = await uds!.call(method, REQUESTS[method], auth(keys[role].key));
+        const out = await uds!.call(method, await requestOf(method), auth(keys[role].key));
         const what = `UDS ${method} as ${role}`;
         if ((ROLE_PERMISSIONS[role] as readonly string[]).includes(GRPC_PERMISSIONS[method])) assert.ok(out.ok, what);
         else assertDenied(out, what, /permission/);

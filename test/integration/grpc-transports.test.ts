@@ -237,7 +237,7 @@ describe('tenancy metadata', () => {
 });
 
 describe('a reader instance, and Health when readiness fails', () => {
-  it('serves gRPC reads on a reader (HTTP writes are READ_ONLY); Health is UNAVAILABLE once the rules dir is gone', async () => {
+  it('serves gRPC reads on a reader (HTTP and gRPC writes are READ_ONLY); Health is UNAVAILABLE once the rules dir is gone', async () => {
     const rules = join(tmp.path, 'rules');
     mkdirSync(rules);
     writeFileSync(join(rules, 'loan.json'), JSON.stringify(LOAN));
@@ -249,6 +249,23 @@ describe('a reader instance, and Health when readiness fails', () => {
         const write = await http(server.url, 'POST', '/api/v1/rulesets', LOAN);
         assert.equal(write.status, 409);
         assert.equal(write.body.code, 'READ_ONLY');
+        // The gRPC writes are refused alike: FAILED_PRECONDITION, svc-error-code READ_ONLY, HTTP's message.
+        for (const [method, request] of [
+          ['PutRuleset', { ruleset_json: JSON.stringify(LOAN) }],
+          ['DeleteRuleset', { name: 'loan' }],
+          ['Rollback', { name: 'loan', seq: 1 }],
+          ['PutData', { name: 'zips', data_json: '{}' }],
+          ['SetAuditSampleRate', { sample_rate: 5 }],
+        ] as const) {
+          const out = await client.call(method, request);
+          assert.equal(out.ok, false, method);
+          if (!out.ok) {
+            assert.equal(out.code, Status.FAILED_PRECONDITION, method);
+            assert.equal(out.svcCode, 'READ_ONLY', method);
+            assert.equal(out.details, write.body.error, method);
+          }
+        }
+        assert.equal((await client.ok('GetRuleSet', { name: 'loan' })).ruleset_json, JSON.stringify(LOAN), 'nothing changed');
 
         rmSync(rules, { recursive: true, force: true });
         const health = await client.call('Health', {});

@@ -4,13 +4,17 @@
  * Nothing here knows about rules (architecture guide, point 3).
  */
 import type { Logger } from '../../log.js';
-import type { AuthGuard, Principal, RoutePermission } from '../../auth/index.js';
+import { ALL_TENANTS, type AuthGuard, type Principal, type RoutePermission } from '../../auth/index.js';
 import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ServiceError, unexpectedCause, unexpectedFields } from '../../service/errors.js';
+import type { DataServiceApi } from '../../service/data-service.js';
+import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../answer-bound.js';
 import { withRequestNow } from '../request-now.js';
 import { encodeBatch, encodeEval, encodeExecuteResult, encodeHealth, encodeList, encodeRuleset, parseJsonField } from './codec.js';
+import { buildManagementHandlers } from './management.js';
+import { GRPC_GLOBAL_METHODS, GRPC_PERMISSIONS, type GrpcMethod } from './permissions.js';
 import type { BatchExecuteRequestMsg, EvalRequestMsg, ExecuteRequestMsg, GetRuleSetRequestMsg } from './messages.js';
 import { MalformedMessage } from './proto.js';
 import { toCatalogError, toGrpcStatus } from './status.js';
@@ -27,24 +31,15 @@ export interface GrpcHandlerOptions {
   readonly traceContextOf?: (call: object) => unknown;
   /** Authentication (EXTENSIONS.md 1): metadata `authorization: Bearer ...`; absent: off. */
   readonly guard?: AuthGuard;
+  /** Reference data (the data RPCs); absent: they answer NOT_FOUND, as HTTP's routes do. */
+  readonly data?: DataServiceApi;
+  /** Tenant management (`--multi-tenancy-enabled`); absent: the tenant RPCs answer NOT_FOUND. */
+  readonly tenants?: TenantManagerApi;
+  /** The debug view of a ruleset (`--debug-mode`); absent: DebugRuleset answers NOT_FOUND. */
+  readonly debugRuleset?: (ctx: CallContext, name: string) => unknown;
 }
 
-/**
- * The permission each method of `rules.RuleService` needs with authentication on (the gRPC
- * column of the route table; test/unit/transport/grpc/permissions.test.ts checks every method of the
- * proto has one). `Health` stays open, like HTTP `/health`.
- */
-export const GRPC_PERMISSIONS = {
-  Execute: 'execute',
-  BatchExecute: 'execute',
-  Eval: 'execute',
-  ListRuleSets: 'read',
-  GetRuleSet: 'read',
-  Health: 'public',
-} as const satisfies Record<string, RoutePermission>;
-
-/** A method of `rules.RuleService`. */
-export type GrpcMethod = keyof typeof GRPC_PERMISSIONS;
+export { GRPC_GLOBAL_METHODS, GRPC_PERMISSIONS, type GrpcMethod } from './permissions.js';
 
 /** A unary call; each handler casts `request` to its message type (./messages.ts). */
 type Call = ServerUnaryCall<unknown, unknown>;
@@ -69,7 +64,10 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
     callback(toGrpcStatus(err));
   };
 
-  /** A unary handler around a synchronous façade call; with a guard, the caller is checked first. */
+  /**
+   * A unary handler around a façade call (synchronous, or a promise for the writes); with a
+   * guard, the caller is checked first.
+   */
   const unary = <Req>(method: Exclude<GrpcMethod, 'Health'>, fn: (req: Req, ctx: CallContext) => unknown) => {
     const run = (call: Call, callback: sendUnaryData<unknown>, principal: Principal | undefined): void => {
       let res: unknown;
@@ -80,14 +78,20 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
         fail(err, method, callback);
         return;
       }
-      callback(null, res);
+      if (res instanceof Promise) {
+        res.then(
+          (value: unknown) => callback(null, value),
+          (err: unknown) => fail(err, method, callback),
+        );
+      } else callback(null, res);
     };
     if (guard === undefined) return (call: Call, callback: sendUnaryData<unknown>): void => run(call, callback, undefined);
-    const need = GRPC_PERMISSIONS[method];
+    const need = GRPC_PERMISSIONS[method] as Exclude<RoutePermission, 'public'>;
+    const global = GRPC_GLOBAL_METHODS.has(method);
     return (call: Call, callback: sendUnaryData<unknown>): void => {
       let principal: Principal | Promise<Principal>;
       try {
-        principal = guard.check(authorizationOf(call.metadata), sourceIpOf(call.getPeer()), need, tenantFor(call));
+        principal = guard.check(authorizationOf(call.metadata), sourceIpOf(call.getPeer()), need, global ? ALL_TENANTS : tenantFor(call));
       } catch (err) {
         fail(err, method, callback);
         return;
@@ -129,6 +133,8 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
         (err: unknown) => fail(err, 'Health', callback),
       );
     },
+    // Every other HTTP capability (EXTENSIONS.md 5 "gRPC"): ./management.ts.
+    ...buildManagementHandlers(service, unary, { ...options, maxResponseBytes: max }),
   };
 }
 

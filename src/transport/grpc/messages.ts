@@ -133,3 +133,102 @@ export interface BatchExecuteResponseMsg {
   results: BatchItemMsg[];
   summary: BatchSummaryMsg;
 }
+
+// ------------------------------------------------------------ additions: every HTTP capability
+// Requests of the RPCs of ./management.ts (responses are built there from the façade's answers).
+
+/** A request naming one ruleset (`DeleteRuleset`, `ListVersions`, `GetAnalysis`, `GetInputSchema`, `DebugRuleset`). */
+export interface NameRequestMsg {
+  name: string;
+}
+
+/** `PutRulesetRequest`. */
+export interface PutRulesetRequestMsg {
+  ruleset_json: string;
+  signature?: string;
+  public_key?: string;
+}
+
+/** `RollbackRequest`. */
+export interface RollbackRequestMsg {
+  name: string;
+  seq: number;
+}
+
+/** `FilterRequest`. */
+export interface FilterRequestMsg {
+  name: string;
+  request_json: string;
+}
+
+/** `TestRulesetRequest`. */
+export interface TestRulesetRequestMsg {
+  name: string;
+  tests_json: string;
+}
+
+/** `DiffRequest`. */
+export interface DiffRequestMsg {
+  name: string;
+  from_json: string;
+  to_json: string;
+}
+
+/** `ImpactRequest`. */
+export interface ImpactRequestMsg {
+  name: string;
+  candidate_json: string;
+  inputs_json: string[];
+}
+
+/** `DraftValidateRequest`. */
+export interface DraftValidateRequestMsg {
+  ruleset_json: string;
+}
+
+/** `DraftExecuteRequest`. */
+export interface DraftExecuteRequestMsg {
+  ruleset_json: string;
+  input_json: string;
+  trace: boolean;
+  now?: string;
+}
+
+/** `DraftFilterRequest`. */
+export interface DraftFilterRequestMsg {
+  ruleset_json: string;
+  request_json: string;
+}
+
+/** `DraftTestRequest`. */
+export interface DraftTestRequestMsg {
+  ruleset_json: string;
+  tests_json: string;
+}
+
+/** `SetAuditSampleRateRequest`; `sample_rate` is absent unless the caller set it. */
+export interface SetAuditSampleRateRequestMsg {
+  sample_rate?: number;
+}
+
+/** `PutDataRequest`. */
+export interface PutDataRequestMsg {
+  name: string;
+  data_json: string;
+}
+
+/** `CreateTenantRequest`. */
+export interface CreateTenantRequestMsg {
+  tenant_json: string;
+}
+
+/** `GetTenantRequest`, `DeleteTenantRequest`. */
+export interface TenantIdRequestMsg {
+  id: string;
+}
+
+/** `UpdateTenantRequest`. */
+export interface UpdateTenantRequestMsg {
+  id: string;
+  tenant_json: string;
+}

@@ -10,8 +10,17 @@ import * as protoLoader from '@grpc/proto-loader';
 /** Absolute path of `proto/rules.proto`. */
 export const PROTO_PATH = resolve(import.meta.dirname, '..', '..', '..', 'proto', 'rules.proto');
 
+/** The directory of the proto files (`rules.proto`, `grpc/health/v1/health.proto`). */
+export const PROTO_DIR = resolve(import.meta.dirname, '..', '..', '..', 'proto');
+
+/** Path of the standard health checking proto, relative to `PROTO_DIR`. */
+export const HEALTH_PROTO_FILE = 'grpc/health/v1/health.proto';
+
 /** Fully qualified name of the service in the proto. */
 export const SERVICE_NAME = 'rules.RuleService';
+
+/** Fully qualified name of the standard health service (./health.ts). */
+export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
 
 /**
  * proto-loader options used by the server, the tests and the bench: field names as written in
@@ -45,15 +54,28 @@ export class MalformedMessage {
   constructor(readonly reason: string) {}
 }
 
-let serverDefinition: grpc.ServiceDefinition | undefined;
+/** The package definition of every service the server offers (parsed once per process). */
+let served: protoLoader.PackageDefinition | undefined;
 
 /**
- * The `rules.RuleService` definition to pass to `grpc.Server#addService`: the loaded one with
- * each request deserializer returning a `MalformedMessage` where it would throw.
+ * Loads (once) the package definition of everything the server serves: `rules.proto` and the
+ * standard health proto. Server reflection (./server.ts) describes exactly this.
  */
-export function ruleServiceDefinition(): grpc.ServiceDefinition {
-  if (serverDefinition === undefined) {
-    const loaded = loadRulesPackage()[SERVICE_NAME] as grpc.ServiceDefinition;
+export function loadServedPackage(): protoLoader.PackageDefinition {
+  served ??= protoLoader.loadSync(['rules.proto', HEALTH_PROTO_FILE], { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_DIR] });
+  return served;
+}
+
+const serverDefinitions = new Map<string, grpc.ServiceDefinition>();
+
+/**
+ * The definition of service `name` (of `loadServedPackage`) to pass to `grpc.Server#addService`:
+ * the loaded one with each request deserializer returning a `MalformedMessage` where it would throw.
+ */
+export function servedDefinition(name: string): grpc.ServiceDefinition {
+  let definition = serverDefinitions.get(name);
+  if (definition === undefined) {
+    const loaded = loadServedPackage()[name] as grpc.ServiceDefinition;
     const wrapped: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
     for (const [method, def] of Object.entries(loaded)) {
       const decode = def.requestDeserialize;
@@ -68,9 +90,15 @@ export function ruleServiceDefinition(): grpc.ServiceDefinition {
         },
       };
     }
-    serverDefinition = wrapped as grpc.ServiceDefinition;
+    definition = wrapped as grpc.ServiceDefinition;
+    serverDefinitions.set(name, definition);
   }
-  return serverDefinition;
+  return definition;
+}
+
+/** The `rules.RuleService` definition the server adds (see `servedDefinition`). */
+export function ruleServiceDefinition(): grpc.ServiceDefinition {
+  return servedDefinition(SERVICE_NAME);
 }
 
 /** The client constructor of `rules.RuleService` (tests, bench, docs example). */

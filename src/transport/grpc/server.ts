@@ -1,6 +1,8 @@
 /**
  * Starts the gRPC server (`rules.RuleService`, proto/rules.proto) on `--grpc-addr` (unless
- * `--disable-grpc`) and on the Unix socket of `--uds-path` (when set), over one façade.
+ * `--disable-grpc`) and on the Unix socket of `--uds-path` (when set), over one façade, with
+ * the standard health service (./health.ts) and server reflection (./reflection.ts: v1 and
+ * v1alpha, from @grpc/reflection over the same loaded protos) beside it.
  * `close()` stops accepting at once, waits for the calls in flight, then removes the socket.
  */
 import { chmod } from 'node:fs/promises';
@@ -8,10 +10,14 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { Logger } from '../../log.js';
 import type { AuthGuard } from '../../auth/index.js';
 import type { Config } from '../../config/index.js';
-import type { RuleServiceApi } from '../../service/types.js';
+import type { DataServiceApi } from '../../service/data-service.js';
+import type { TenantManagerApi } from '../../service/tenant-manager.js';
+import type { CallContext, RuleServiceApi } from '../../service/types.js';
 import { buildGrpcHandlers } from './handlers.js';
+import { HealthService } from './health.js';
 import { GrpcInstrumentation, type GrpcInstrumentOptions } from './instrument.js';
-import { ruleServiceDefinition } from './proto.js';
+import { HEALTH_SERVICE_NAME, ruleServiceDefinition, servedDefinition } from './proto.js';
+import { addReflection } from './reflection.js';
 import { loadGrpcTls, serverCredentials } from './tls.js';
 import { prepareSocketPath, removeSocket, udsTarget } from './uds.js';
 
@@ -30,6 +36,18 @@ export type GrpcConfig = Pick<
   | 'multiTenancyEnabled'
   | 'shutdownTimeoutSecs'
 >;
+
+/** The parts besides the façade that some RPCs reach (each absent: its RPCs answer NOT_FOUND, as HTTP's routes). */
+export interface GrpcParts {
+  /** Reference data (ListData, GetData, PutData, DeleteData). */
+  readonly data?: DataServiceApi;
+  /** Tenant management (`--multi-tenancy-enabled`). */
+  readonly tenants?: TenantManagerApi;
+  /** The debug view of a ruleset; give it only with `--debug-mode`. */
+  readonly debugRuleset?: (ctx: CallContext, name: string) => unknown;
+  /** Period of the readiness check while a health Watch is open (tests shorten it). */
+  readonly healthWatchIntervalMs?: number;
+}
 
 /** What `startGrpcServer` needs from the logger. */
 export type GrpcLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -58,6 +76,7 @@ export async function startGrpcServer(
   logger: GrpcLogger,
   observe: GrpcInstrumentOptions = {},
   security: { readonly guard?: AuthGuard } = {},
+  parts: GrpcParts = {},
 ): Promise<GrpcServerHandle> {
   // Check everything that can be wrong before binding anything.
   // NOTE: --tls-client-ca applies to the TCP listener only; config.ts refuses it without gRPC TLS
@@ -78,8 +97,16 @@ export async function startGrpcServer(
     logger,
     ...(instrument && observe.tracing ? { traceContextOf: instrument.contextOf } : {}),
     ...(security.guard ? { guard: security.guard } : {}),
+    ...(parts.data ? { data: parts.data } : {}),
+    ...(parts.tenants ? { tenants: parts.tenants } : {}),
+    ...(parts.debugRuleset ? { debugRuleset: parts.debugRuleset } : {}),
   });
   server.addService(ruleServiceDefinition(), instrument ? instrument.wrap(handlers) : handlers);
+  // NOTE: health and reflection are open to every caller (EXTENSIONS.md 1: `grpc.health.v1` stays
+  // open; reflection describes the published proto/ files, nothing more), so they are not wrapped.
+  const health = new HealthService(() => service.ready(), parts.healthWatchIntervalMs);
+  server.addService(servedDefinition(HEALTH_SERVICE_NAME), health.implementation());
+  addReflection(server);
 
   let address: string | null = null;
   let socketPath: string | null = null;
@@ -114,6 +141,8 @@ export async function startGrpcServer(
     address,
     socketPath,
     close(forceAfterMs = config.shutdownTimeoutSecs * 1000) {
+      // Health answers NOT_SERVING from now on and ends open Watches, which would hold tryShutdown.
+      health.drain();
       closing ??= new Promise<void>((done) => {
         const force = setTimeout(() => {
           logger.warn({ after_ms: forceAfterMs }, 'grpc calls still in flight at the shutdown deadline; cancelling them');

@@ -3,8 +3,9 @@
  * (src/service/errors.ts, DECISIONS.md 5): a `ServiceError` keeps its code, anything else is
  * INTERNAL. The status details carry the human message; the trailing metadata key
  * `svc-error-code` carries the catalog code (it tells TIMEOUT from REQUEST_TIMEOUT, both
- * DEADLINE_EXCEEDED), and `svc-problems` the `problems` list of an error whose HTTP body has
- * one (INPUT_INVALID), as JSON text.
+ * DEADLINE_EXCEEDED), `svc-problems` the `problems` list of an error whose HTTP body has
+ * one (INPUT_INVALID, an invalid ruleset), and `svc-failures` the `failures` list (TESTS_FAILED),
+ * as JSON text.
  */
 import { Metadata, type StatusObject } from '@grpc/grpc-js';
 import { ServiceError, toServiceError } from '../../service/errors.js';
@@ -17,6 +18,16 @@ export const PROBLEMS_METADATA_KEY = 'svc-problems';
 
 /** Trailing metadata key holding how many problems did not fit in `svc-problems` (absent when all did). */
 export const PROBLEMS_OMITTED_METADATA_KEY = 'svc-problems-omitted';
+
+/**
+ * Trailing metadata key holding the JSON text of the error's `failures` (TESTS_FAILED: the
+ * ruleset's own tests that failed on PutRuleset, `[{name, expected, actual}]`), bounded like
+ * `svc-problems`; `svc-failures-omitted` counts those that did not fit.
+ */
+export const FAILURES_METADATA_KEY = 'svc-failures';
+
+/** Trailing metadata key holding how many failures did not fit in `svc-failures`. */
+export const FAILURES_OMITTED_METADATA_KEY = 'svc-failures-omitted';
 
 /**
  * Largest `svc-problems` value in bytes. NOTE: metadata travels as HTTP/2 headers, which peers
@@ -37,12 +48,17 @@ export function toGrpcStatus(err: unknown): Pick<StatusObject, 'code' | 'details
   const metadata = new Metadata();
   metadata.set(ERROR_CODE_METADATA_KEY, e.code);
   const problems = e.details?.['problems'];
-  if (Array.isArray(problems)) {
-    const { text, omitted } = problemsMetadataText(problems);
-    metadata.set(PROBLEMS_METADATA_KEY, text);
-    if (omitted > 0) metadata.set(PROBLEMS_OMITTED_METADATA_KEY, String(omitted));
-  }
+  if (Array.isArray(problems)) setList(metadata, problems, PROBLEMS_METADATA_KEY, PROBLEMS_OMITTED_METADATA_KEY);
+  const failures = e.details?.['failures'];
+  if (Array.isArray(failures)) setList(metadata, failures, FAILURES_METADATA_KEY, FAILURES_OMITTED_METADATA_KEY);
   return { code: e.grpcStatus, details: e.message, metadata };
+}
+
+/** Sets `key` to the bounded JSON text of `list`, and `omittedKey` when some did not fit. */
+function setList(metadata: Metadata, list: readonly unknown[], key: string, omittedKey: string): void {
+  const { text, omitted } = problemsMetadataText(list);
+  metadata.set(key, text);
+  if (omitted > 0) metadata.set(omittedKey, String(omitted));
 }
 
 /**

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { ROLE_PERMISSIONS } from '../../../../src/auth/index.js';
-import { GRPC_PERMISSIONS } from '../../../../src/transport/grpc/handlers.js';
+import { GRPC_GLOBAL_METHODS, GRPC_PERMISSIONS } from '../../../../src/transport/grpc/handlers.js';
 import { loadRulesPackage, ruleServiceDefinition, SERVICE_NAME } from '../../../../src/transport/grpc/proto.js';
 
 const PERMISSIONS = new Set(['public', ...ROLE_PERMISSIONS.admin]);
@@ -43,10 +43,32 @@ describe('GRPC_PERMISSIONS', () => {
     );
   });
 
-  it('the permissions follow EXTENSIONS.md 1: execute for Execute/BatchExecute/Eval, read for List/Get', () => {
-    assert.deepEqual(
-      { ...GRPC_PERMISSIONS },
-      { Execute: 'execute', BatchExecute: 'execute', Eval: 'execute', ListRuleSets: 'read', GetRuleSet: 'read', Health: 'public' },
-    );
+  it('the permissions follow EXTENSIONS.md 1 for the spec methods (each other one equals its HTTP route: grpc-route-parity.test.ts)', () => {
+    const spec = ['Execute', 'BatchExecute', 'Eval', 'ListRuleSets', 'GetRuleSet', 'Health'] as const;
+    assert.deepEqual(Object.fromEntries(spec.map((m) => [m, GRPC_PERMISSIONS[m]])), {
+      Execute: 'execute',
+      BatchExecute: 'execute',
+      Eval: 'execute',
+      ListRuleSets: 'read',
+      GetRuleSet: 'read',
+      Health: 'public',
+    });
+    // Writes need write; tenant management and the sample rate change need admin.
+    for (const m of ['PutRuleset', 'DeleteRuleset', 'Rollback', 'PutData', 'DeleteData'] as const) assert.equal(GRPC_PERMISSIONS[m], 'write', m);
+    for (const m of ['SetAuditSampleRate', 'ListTenants', 'CreateTenant', 'GetTenant', 'UpdateTenant', 'DeleteTenant'] as const) {
+      assert.equal(GRPC_PERMISSIONS[m], 'admin', m);
+    }
+  });
+
+  it('the global methods are the tenant management and audit sample rate ones (HTTP scope "global")', () => {
+    assert.deepEqual([...GRPC_GLOBAL_METHODS].sort(), [
+      'CreateTenant',
+      'DeleteTenant',
+      'GetAuditSampleRate',
+      'GetTenant',
+      'ListTenants',
+      'SetAuditSampleRate',
+      'UpdateTenant',
+    ]);
   });
 });
