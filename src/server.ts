@@ -10,6 +10,7 @@ import { startAuth } from './auth/index.js';
 import type { Config } from './config/index.js';
 import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js';
 import { BufferedLineSink } from './observe/buffered-sink.js';
+import { DecisionLog, decisionIdPrefix, registerDecisionMetrics } from './observe/decision-log.js';
 import type { Tracing } from './observe/tracing.js';
 import { NO_METRICS } from './service/ports.js';
 import { DataService } from './service/data-service.js';
@@ -67,6 +68,12 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // Observability (docs/observability.md): trace export only with --otlp-endpoint (the SDK is not even
   // loaded otherwise); per-request log lines only at --log-level debug.
   const tracing = config.otlpEndpoint === null ? null : await startTracing(config, logger);
+  // Decision records (EXTENSIONS.md 4, docs/changing-rules.md): only with --decision-log; written off the execution path.
+  const decisionLog = config.decisionLog === null ? null : new DecisionLog({ dir: config.decisionLog, logger });
+  if (decisionLog !== null) {
+    if (metrics) registerDecisionMetrics(metrics.registry, decisionLog);
+    logger.info({ dir: config.decisionLog, sample_rate: config.decisionLogSampleRate }, 'decision log on');
+  }
   const requestLog = config.logLevel === 'debug' ? logger : undefined;
   const observe = { ...(tracing ? { tracing } : {}), ...(requestLog ? { requestLog } : {}) };
   // Multi-tenancy (docs/tenancy.md): the tenant registry from <rules-dir>/tenants.json; null when off.
@@ -108,6 +115,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       data: (tenant) => data.snapshot(tenant),
       // Datasets are synchronized like rules (docs/data-sync.md): in the snapshot and the change stream.
       dataSync: data,
+      ...(decisionLog ? { decisions: { sink: decisionLog, sampleRate: config.decisionLogSampleRate, idPrefix: decisionIdPrefix(), now: Date.now } } : {}),
     },
   );
 
@@ -196,6 +204,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         await Promise.allSettled(closers.map((c) => c()));
         // Spans of the requests just finished are exported before exit.
         await tracing?.shutdown().catch((err: unknown) => logger.warn({ err: (err as Error)?.message }, 'trace export flush failed'));
+        await decisionLog?.close();
         writeStopped({});
         await audit.close();
         process.off('exit', flushAudit);

@@ -268,6 +268,8 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     maxBatchSize: r.num('max-batch-size'),
     auditDir: r.str('audit-dir'),
     auditSampleRate: r.num('audit-sample-rate'),
+    decisionLog: r.str('decision-log'),
+    decisionLogSampleRate: r.num('decision-log-sample-rate'),
     metricsEnabled: r.bool('metrics-enabled'),
     role: r.str('role') as Role,
     writerAddr: r.str('writer-addr'),

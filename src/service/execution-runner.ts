@@ -14,6 +14,7 @@ import { ExecutionError, type ExecutionResult } from '../ruleset/result.js';
 import type { RuleRecord } from '../store/types.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
 import { ReusableClock } from './batch-clock.js';
+import type { DecisionRecorder } from './decision-recorder.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { batchItemError, checkInput } from './input-check.js';
 import { isPlainObject } from './json-object.js';
@@ -43,6 +44,8 @@ export interface ExecutionRunnerDeps {
   readonly data?: (tenant: string) => DataSnapshot;
   /** Call steps (EXTENSIONS.md 3): the current version of a tenant's ruleset by name. */
   readonly callee?: (tenant: string, name: string) => CompiledRuleset | undefined;
+  /** Decision records (`--decision-log`, EXTENSIONS.md 4); absent: off. */
+  readonly decisions?: DecisionRecorder;
 }
 
 /** What the traced execution path needs, built once when a tracer is given. */
@@ -64,9 +67,12 @@ export class ExecutionRunner {
   private readonly traced: TracedExecution | null;
   /** Null without multi-tenancy: the tenant's timeout is then this one field test. */
   private readonly tenancy: TenancyPort | null;
+  /** Null without `--decision-log`: `run` then tests this one field. */
+  private readonly decisions: DecisionRecorder | null;
 
   constructor(private readonly deps: ExecutionRunnerDeps) {
     this.tenancy = deps.tenancy;
+    this.decisions = deps.decisions ?? null;
     const log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) =>
       deps.logger[level]({ ...fields, source: 'ruleset' }, message);
     // NOTE: the option objects are built once; the hot path allocates none.
@@ -95,6 +101,30 @@ export class ExecutionRunner {
 
   /** One execution of `rec` on `input` (a JSON object). Throws a ServiceError. */
   run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
+    // Decision records (EXTENSIONS.md 4, ./decision-recorder.ts): one field test when the log is off.
+    const decisions = this.decisions;
+    if (decisions !== null && decisions.sample()) return this.runRecorded(ctx, rec, input, trace, decisions);
+    return this.runOnce(ctx, rec, input, trace);
+  }
+
+  /**
+   * A recorded execution: it runs traced, for the visited path of its record; the answer keeps
+   * the trace only when the request asked for it.
+   */
+  private runRecorded(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean, decisions: DecisionRecorder): ExecutionResult {
+    let result: ExecutionResult;
+    try {
+      result = this.runOnce(ctx, rec, input, true);
+    } catch (err) {
+      decisions.failed(ctx, rec, input, err);
+      throw err;
+    }
+    decisions.succeeded(ctx, rec, input, result);
+    return trace ? result : { code: result.code, message: result.message, output: result.output, duration_us: result.duration_us };
+  }
+
+  /** One execution, not recorded: metrics, sampled audit and (tracing on) the span. */
+  private runOnce(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
     // Input schema (EXTENSIONS.md 2): the input is validated first, only when the ruleset has one.
     if (rec.compiled.inputSchema !== null) checkInput(rec.compiled.inputSchema, input);
     // Reference data (./data-service.ts): only rulesets that read `@name` (or call others) get the tenant's snapshot.
@@ -135,9 +165,12 @@ export class ExecutionRunner {
     let ops = 0;
     const results: BatchItem[] = new Array(inputs.length);
     let success = 0;
+    const decisions = this.decisions;
+    if (decisions !== null) decisions.beginBatch();
     try {
       for (let i = 0; i < inputs.length; i++) {
         const input = inputs[i];
+        if (decisions !== null) decisions.setItem(i);
         if (clock.last >= deadline || ops >= maxOps) {
           stopBatch(results, i, clock.last >= deadline, this.deps.requestTimeoutMs, maxOps);
           break;
@@ -161,6 +194,7 @@ export class ExecutionRunner {
       }
     } finally {
       clock.cancel();
+      if (decisions !== null) decisions.endBatch();
     }
     const total_duration_us = Math.round((clock.read() - started) * 1000);
     return { results, summary: { total: inputs.length, success, failed: inputs.length - success, total_duration_us } };

@@ -33,6 +33,7 @@ import { ChangeService } from './change-service.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
+import { DecisionRecorder, type DecisionRecorderOptions } from './decision-recorder.js';
 import type { DataRecord } from '../store/data-record.js';
 import type { DataSyncPort } from './data-service.js';
 import { checkKnownInput } from './input-check.js';
@@ -108,6 +109,8 @@ export interface RuleServiceDeps {
   readonly dataSync?: DataSyncPort;
   /** The behavioural diff (EXTENSIONS.md 4, ./change-service.ts); absent: a diff answers `behavior: null`. */
   readonly behavior?: BehaviorFn;
+  /** Decision records (`--decision-log`, EXTENSIONS.md 4, ./decision-recorder.ts); absent: off. */
+  readonly decisions?: DecisionRecorderOptions;
 }
 
 export type { ApplyOutcome } from '../store/change.js';
@@ -126,6 +129,12 @@ export class RuleService implements RuleServiceApi {
   private syncStatusFn: (() => Record<string, unknown>) | undefined;
   /** Null without multi-tenancy: every tenant check is then this one field test. */
   private readonly tenancy: TenancyPort | null;
+  /**
+   * With `--decision-log`: the decision id of the execute or batch call that just returned (null
+   * when it was not recorded). Transports read it right after the call (`X-Svc-Decision-Id`,
+   * gRPC trailer `svc-decision-id`). Absent when the log is off.
+   */
+  readonly decisionId?: () => string | null;
 
   constructor(
     readonly options: RuleServiceOptions,
@@ -135,6 +144,8 @@ export class RuleService implements RuleServiceApi {
     this.startedAt = deps.now();
     this.syncStatusFn = deps.syncStatus;
     this.tenancy = deps.tenancy ?? null;
+    const decisions = deps.decisions ? new DecisionRecorder(deps.decisions) : undefined;
+    if (decisions) this.decisionId = () => decisions.last;
     this.runner = new ExecutionRunner({
       executionTimeoutMs: options.executionTimeoutMs,
       maxSteps: options.maxSteps,
@@ -149,6 +160,7 @@ export class RuleService implements RuleServiceApi {
       ...(deps.tracer ? { tracer: deps.tracer } : {}),
       ...(deps.data ? { data: deps.data } : {}),
       callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
+      ...(decisions ? { decisions } : {}),
     });
     this.changes = new ChangeService({
       executionTimeoutMs: options.executionTimeoutMs,
