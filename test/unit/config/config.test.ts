@@ -53,6 +53,8 @@ const DEFAULTS: Config = {
   maxBatchSize: 10000,
   auditDir: null,
   auditSampleRate: 10,
+  decisionLog: null,
+  decisionLogSampleRate: 100,
   metricsEnabled: true,
   role: 'standalone',
   writerAddr: null,
