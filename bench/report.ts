@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, RESULTS_DIR, type BeforeAfterRow, type SummaryRow } from './lib/report.js';
 
-const ORDER = ['engine', 'tables', 'schema', 'batch', 'http', 'auth', 'grpc', 'scale', 'multicore', 'filter', 'diff', 'impact', 'sync-propagation'];
+const ORDER = ['engine', 'tables', 'schema', 'batch', 'http', 'auth', 'grpc', 'scale', 'multicore', 'filter', 'diff', 'impact', 'declog', 'sync-propagation'];
 
 /** Newest result file of each suite (names end in the ISO timestamp, so they sort by time). */
 function newest(): Map<string, { file: string; data: any }> {
