@@ -13,6 +13,7 @@ import { afterEach, test } from 'node:test';
 import { Registry } from 'prom-client';
 import {
   DecisionLog,
+  chunks,
   contentHash,
   decisionFileName,
   decisionIdPrefix,
@@ -238,4 +239,10 @@ test('id prefixes differ between processes (random part) and carry the start tim
   const b = decisionIdPrefix(0);
   assert.match(a, /^0-[0-9a-f]{8}-$/);
   assert.notEqual(a, b);
+});
+
+test('writes hold whole lines and stay under the chunk size (workers sharing a day file never interleave inside a line)', () => {
+  assert.deepEqual(chunks(['aaa', 'bbb', 'cc'], 8), ['aaa\nbbb\n', 'cc\n']);
+  assert.deepEqual(chunks(['a-very-long-line'], 4), ['a-very-long-line\n']);
+  assert.deepEqual(chunks([], 4), []);
 });
