@@ -12,7 +12,7 @@ import { AuditLog, Metrics, createLogger, type Logger } from './observe/index.js
 import { BufferedLineSink } from './observe/buffered-sink.js';
 import { DecisionLog, decisionIdPrefix, registerDecisionMetrics } from './observe/decision-log.js';
 import type { Tracing } from './observe/tracing.js';
-import { NO_METRICS } from './service/ports.js';
+import { NO_METRICS, type DecisionSink } from './service/ports.js';
 import { DataService } from './service/data-service.js';
 import { RoleGuard } from './service/role-guard.js';
 import { RuleService } from './service/rule-service.js';
@@ -21,6 +21,7 @@ import { initSvcCodec, loadTrustedKeys, type SignaturePolicy } from './signing/i
 import { createStore } from './store/index.js';
 import { DataStore } from './store/data-store.js';
 import { prepareSync } from './sync/index.js';
+import { DecisionStream } from './sync/decision-stream.js';
 import { buildHttpApp } from './transport/http/app.js';
 import { loadHttpsOptions } from './transport/http/https.js';
 import { openDoorMessage, openDoors } from './transport/open-door.js';
@@ -70,10 +71,22 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const tracing = config.otlpEndpoint === null ? null : await startTracing(config, logger);
   // Decision records (EXTENSIONS.md 4, docs/changing-rules.md): only with --decision-log; written off the execution path.
   const decisionLog = config.decisionLog === null ? null : new DecisionLog({ dir: config.decisionLog, logger });
+  // With --decision-log-stream the records also go to JetStream over the sync connection (attached by prepareSync).
+  const decisionStream =
+    decisionLog !== null && config.decisionLogStream ? new DecisionStream({ logger, countDrop: (reason, n) => decisionLog.count(reason, n) }) : null;
   if (decisionLog !== null) {
-    if (metrics) registerDecisionMetrics(metrics.registry, decisionLog);
-    logger.info({ dir: config.decisionLog, sample_rate: config.decisionLogSampleRate }, 'decision log on');
+    if (metrics) registerDecisionMetrics(metrics.registry, decisionLog, decisionStream ?? undefined);
+    logger.info({ dir: config.decisionLog, sample_rate: config.decisionLogSampleRate, stream: decisionStream !== null }, 'decision log on');
   }
+  const decisionSink: DecisionSink | null =
+    decisionStream === null || decisionLog === null
+      ? decisionLog
+      : {
+          push: (e) => {
+            decisionLog.push(e);
+            decisionStream.push(e);
+          },
+        };
   const requestLog = config.logLevel === 'debug' ? logger : undefined;
   const observe = { ...(tracing ? { tracing } : {}), ...(requestLog ? { requestLog } : {}) };
   // Multi-tenancy (docs/tenancy.md): the tenant registry from <rules-dir>/tenants.json; null when off.
@@ -115,7 +128,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       data: (tenant) => data.snapshot(tenant),
       // Datasets are synchronized like rules (docs/data-sync.md): in the snapshot and the change stream.
       dataSync: data,
-      ...(decisionLog ? { decisions: { sink: decisionLog, sampleRate: config.decisionLogSampleRate, idPrefix: decisionIdPrefix(), now: Date.now } } : {}),
+      ...(decisionSink ? { decisions: { sink: decisionSink, sampleRate: config.decisionLogSampleRate, idPrefix: decisionIdPrefix(), now: Date.now } } : {}),
     },
   );
 
@@ -126,7 +139,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 
   // Rule synchronization (docs/operations.md): file watcher and broker. Prepared before the listeners, so
   // `/health` has its `sync` block from the first answer; started once the listeners are up.
-  const sync = prepareSync({ config, target: service, logger, ...(tenancy ? { hooks: tenancy.hooks } : {}) });
+  const sync = prepareSync({
+    config,
+    target: service,
+    logger,
+    ...(tenancy ? { hooks: tenancy.hooks } : {}),
+    ...(decisionStream ? { decisionStream } : {}),
+  });
 
   // Authentication (docs/securing.md): off unless a keys file or a JWKS file is configured; a
   // failed attempt is the audit event `auth_failed` (at most one per address per second).

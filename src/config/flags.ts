@@ -396,6 +396,15 @@ export const FLAGS: readonly FlagDef[] = [
     example: '10',
   },
   {
+    name: 'decision-log-stream',
+    env: 'SVC_DECISION_LOG_STREAM',
+    kind: BOOL,
+    default: 'false',
+    group: 'Audit and metrics',
+    doc: 'Also publish each decision record to the JetStream stream svc-decisions over the --sync-url connection (requires --decision-log and --sync-url).',
+    example: 'true',
+  },
+  {
     name: 'metrics-enabled',
     env: 'SVC_METRICS_ENABLED',
     kind: BOOL,

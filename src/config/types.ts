@@ -66,6 +66,8 @@ export interface Config {
   readonly decisionLog: string | null;
   /** Percent of executions recorded, 0-100. */
   readonly decisionLogSampleRate: number;
+  /** Also publish records to the JetStream stream `svc-decisions`; only with `decisionLog` and `syncUrl`. */
+  readonly decisionLogStream: boolean;
   readonly metricsEnabled: boolean;
   // Roles and sync
   readonly role: Role;

@@ -277,19 +277,26 @@ export class DecisionLog implements DecisionSink {
     this.failedUntil = this.now() + this.retryMs;
   }
 
-  private count(reason: string, n: number): void {
+  /** Counts `n` records dropped for `reason` (also used by the JetStream publisher, ../sync/decision-stream.ts). */
+  count(reason: string, n: number): void {
     this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + n);
   }
 }
 
 /**
  * Registers `svc_decision_records_written_total` and `svc_decision_records_dropped_total{reason}`
- * (docs/observability.md) on a metrics registry.
+ * (docs/observability.md) on a metrics registry, and with a JetStream publisher
+ * `svc_decision_records_published_total`.
  */
-export function registerDecisionMetrics(registry: Registry, log: DecisionLog): void {
+export function registerDecisionMetrics(registry: Registry, log: DecisionLog, stream?: { readonly published: number }): void {
   registerCounterFamily(registry, 'svc_decision_records_written_total', 'Decision records written to the decision log', function* () {
     yield [{}, log.written];
   });
+  if (stream !== undefined) {
+    registerCounterFamily(registry, 'svc_decision_records_published_total', 'Decision records published to the JetStream stream svc-decisions', function* () {
+      yield [{}, stream.published];
+    });
+  }
   registerCounterFamily(registry, 'svc_decision_records_dropped_total', 'Decision records dropped (queue full or write failed), by reason', function* () {
     for (const [reason, n] of log.dropped) yield [{ reason }, n];
   });

@@ -6,7 +6,9 @@
  * content hash; `svc replay` re-runs the records and finds the outcomes a new version changes
  * (against the current version, and against a candidate through the impact route); a decision
  * dir that cannot be written (a path under a regular file, ENOTDIR) or a full disk (/dev/full,
- * ENOSPC) drops records and counts them in /metrics while the server keeps answering.
+ * ENOSPC) drops records and counts them in /metrics while the server keeps answering; with
+ * `--decision-log-stream` the same records reach the JetStream stream `svc-decisions` of a real
+ * nats-server.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -16,7 +18,10 @@ import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { bearer, writeKeysFile, type KeysFile } from '../helpers/auth-fixtures.js';
 import { connect } from '../helpers/grpc-client.js';
-import { ROOT, http, startServer, tempDir, withServer, type ServerProcess } from '../helpers/server-process.js';
+import { startNatsServer, type NatsServer } from '../helpers/nats-server.js';
+import { ROOT, http, startFails, startServer, tempDir, withServer, type ServerProcess } from '../helpers/server-process.js';
+import { waitConnected } from '../helpers/sync-cluster.js';
+import { loadNatsApi } from '../../src/sync/nats-api.js';
 
 const SVC = join(ROOT, 'dist', 'bin', 'svc.js');
 
@@ -294,5 +299,70 @@ describe('decision records on a disk that cannot take them', () => {
       symlinkSync('/dev/full', join(full, `decisions-${new Date(ms).toISOString().slice(0, 10)}.jsonl`));
     }
     await withServer(['--decision-log', full, '--disable-grpc'], (s) => dropsCounted(s, 'enospc'));
+  });
+});
+
+describe('decision records to JetStream (--decision-log-stream)', () => {
+  const tmp = tempDir('declog-stream-');
+  let nats: NatsServer | undefined;
+  after(async () => {
+    await nats?.dispose();
+    tmp.remove();
+  });
+
+  it('an instance with sync publishes each record to the stream svc-decisions besides its day file', async () => {
+    nats = await startNatsServer();
+    const dir = join(tmp.path, 'decisions');
+    await withServer(
+      ['--role', 'writer', '--sync-url', nats.url, '--decision-log', dir, '--decision-log-stream', '--disable-grpc', '--rules-dir', join(tmp.path, 'rules')],
+      async (s) => {
+        assert.equal((await http(s.url, 'POST', '/api/v1/rulesets', LOAN)).status, 200);
+        await waitConnected(s);
+        const ids: string[] = [];
+        for (const age of [10, 20, 30]) {
+          const res = await http(s.url, 'POST', '/api/v1/execute/loan', { input: { user: { age, ssn: 'secret' } } });
+          ids.push(res.headers.get('x-svc-decision-id')!);
+        }
+        await eventually(
+          () => metric(s.url, 'svc_decision_records_published_total'),
+          (n) => n === 3,
+          'three records published',
+        );
+        const loaded = await loadNatsApi();
+        assert.ok(loaded.ok);
+        const nc = await loaded.api.connect({ servers: nats!.url });
+        try {
+          const jsm = (await loaded.api.jetstreamManager(nc)) as unknown as {
+            streams: {
+              info(n: string): Promise<{ config: { subjects: string[] }; state: { messages: number } }>;
+              getMessage(n: string, q: { seq: number }): Promise<{ subject: string; data: Uint8Array }>;
+            };
+          };
+          const info = await jsm.streams.info('svc-decisions');
+          assert.deepEqual(info.config.subjects, ['svc-decisions.>']);
+          assert.equal(info.state.messages, 3);
+          const published = [];
+          for (let seq = 1; seq <= 3; seq++) {
+            const m = await jsm.streams.getMessage('svc-decisions', { seq });
+            assert.equal(m.subject, 'svc-decisions.default.loan');
+            published.push(JSON.parse(new TextDecoder().decode(m.data)) as Record<string, any>);
+          }
+          assert.deepEqual(
+            published.map((r) => r['decision_id']),
+            ids,
+          );
+          assert.deepEqual(published[2]!['input'], { user: { age: 30, ssn: '***' } }, 'masked as in the file');
+          // The same lines as the day file.
+          assert.deepEqual(published, records(dir));
+        } finally {
+          await nc.close();
+        }
+      },
+    );
+  });
+
+  it('--decision-log-stream without --sync-url is refused at start', async () => {
+    const text = await startFails(['--decision-log', join(tmp.path, 'x'), '--decision-log-stream']);
+    assert.match(text, /--decision-log-stream requires --decision-log and --sync-url/);
   });
 });

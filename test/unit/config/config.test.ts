@@ -55,6 +55,7 @@ const DEFAULTS: Config = {
   auditSampleRate: 10,
   decisionLog: null,
   decisionLogSampleRate: 100,
+  decisionLogStream: false,
   metricsEnabled: true,
   role: 'standalone',
   writerAddr: null,
