@@ -19,6 +19,7 @@ const ORDER = [
   'http',
   'auth',
   'shadow',
+  'declog',
   'grpc',
   'scale',
   'multicore',

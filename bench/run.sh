@@ -6,13 +6,13 @@
 #
 # Usage: bash bench/run.sh [suite ...]     (default: every suite, about 6-8 minutes)
 #        npm run bench                      (the same, from the repository root)
-# Suites: engine tables calls schema batch http auth shadow grpc scale multicore filter diff impact sync-propagation
+# Suites: engine tables calls schema batch http auth shadow declog grpc scale multicore filter diff impact sync-propagation
 # Results: bench/results/<suite>-<timestamp>.json; BENCHMARKS.md at the repository root.
 # A suite that fails is reported and the others still run; the exit status is then 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=(engine tables calls schema batch http auth shadow grpc scale multicore filter diff impact sync-propagation)
+ALL_SUITES=(engine tables calls schema batch http auth shadow declog grpc scale multicore filter diff impact sync-propagation)
 
 if [ ! -f bench/node_modules/.package-lock.json ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
   echo "bench: installing bench dependencies (npm ci in bench/)" >&2
@@ -35,7 +35,7 @@ suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then suites=("${ALL_SUITES[@]}"); fi
 for suite in "${suites[@]}"; do
   case "$suite" in
-    http|auth|shadow|scale|multicore) ensure_tool wrk wrk ;;
+ALL_SUITES=(engine tables calls schema batch http auth shadow declog grpc scale multicore filter diff impact sync-propagation)
     grpc) ensure_tool h2load nghttp2-client ;;
     sync-propagation) ensure_tool nats-server nats-server ;;
   esac

@@ -10,8 +10,9 @@ import { startAuth } from './auth/index.js';
 import type { Config } from './config/index.js';
 import { AuditLog, Metrics, buildReadyReport, createLogger, type Logger } from './observe/index.js';
 import { BufferedLineSink } from './observe/buffered-sink.js';
+import { DecisionLog, decisionIdPrefix, registerDecisionMetrics } from './observe/decision-log.js';
 import type { Tracing } from './observe/tracing.js';
-import { NO_METRICS } from './service/ports.js';
+import { NO_METRICS, type DecisionSink } from './service/ports.js';
 import { DataService } from './service/data-service.js';
 import { RoleGuard } from './service/role-guard.js';
 import { RuleService } from './service/rule-service.js';
@@ -22,6 +23,7 @@ import { DataStore } from './store/data-store.js';
 import { ShadowStore } from './store/shadow-store.js';
 import { prepareSync } from './sync/index.js';
 import { redactUrl } from './sync/broker-auth.js';
+import { DecisionStream } from './sync/decision-stream.js';
 import { buildHttpApp } from './transport/http/app.js';
 import { loadHttpsOptions } from './transport/http/https.js';
 import { openDoorMessage, openDoors } from './transport/open-door.js';
@@ -69,6 +71,24 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // Observability (docs/observability.md): trace export only with --otlp-endpoint (the SDK is not even
   // loaded otherwise); per-request log lines only at --log-level debug.
   const tracing = config.otlpEndpoint === null ? null : await startTracing(config, logger);
+  // Decision records (EXTENSIONS.md 4, docs/changing-rules.md): only with --decision-log; written off the execution path.
+  const decisionLog = config.decisionLog === null ? null : new DecisionLog({ dir: config.decisionLog, logger });
+  // With --decision-log-stream the records also go to JetStream over the sync connection (attached by prepareSync).
+  const decisionStream =
+    decisionLog !== null && config.decisionLogStream ? new DecisionStream({ logger, countDrop: (reason, n) => decisionLog.count(reason, n) }) : null;
+  if (decisionLog !== null) {
+    if (metrics) registerDecisionMetrics(metrics.registry, decisionLog, decisionStream ?? undefined);
+    logger.info({ dir: config.decisionLog, sample_rate: config.decisionLogSampleRate, stream: decisionStream !== null }, 'decision log on');
+  }
+  const decisionSink: DecisionSink | null =
+    decisionStream === null || decisionLog === null
+      ? decisionLog
+      : {
+          push: (e) => {
+            decisionLog.push(e);
+            decisionStream.push(e);
+          },
+        };
   const requestLog = config.logLevel === 'debug' ? logger : undefined;
   const observe = { ...(tracing ? { tracing } : {}), ...(requestLog ? { requestLog } : {}) };
   // Multi-tenancy (docs/tenancy.md): the tenant registry from <rules-dir>/tenants.json; null when off.
@@ -113,6 +133,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       // Datasets are synchronized like rules (docs/data-sync.md): in the snapshot and the change stream.
       dataSync: data,
       shadowStore,
+      ...(decisionSink ? { decisions: { sink: decisionSink, sampleRate: config.decisionLogSampleRate, idPrefix: decisionIdPrefix(), now: Date.now } } : {}),
     },
   );
 
@@ -126,7 +147,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
 
   // Rule synchronization (docs/operations.md): file watcher and broker. Prepared before the listeners, so
   // `/health` has its `sync` block from the first answer; started once the listeners are up.
-  const sync = prepareSync({ config, target: service, logger, ...(tenancy ? { hooks: tenancy.hooks } : {}) });
+  const sync = prepareSync({
+    config,
+    target: service,
+    logger,
+    ...(tenancy ? { hooks: tenancy.hooks } : {}),
+    ...(decisionStream ? { decisionStream } : {}),
+  });
 
   // Authentication (docs/securing.md): off unless a keys file or a JWKS file is configured; a
   // failed attempt is the audit event `auth_failed` (at most one per address per second).
@@ -228,6 +255,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         await Promise.allSettled(closers.map((c) => c()));
         // Spans of the requests just finished are exported before exit.
         await tracing?.shutdown().catch((err: unknown) => logger.warn({ err: (err as Error)?.message }, 'trace export flush failed'));
+        await decisionLog?.close();
         writeStopped({});
         await audit.close();
         process.off('exit', flushAudit);

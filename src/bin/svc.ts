@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
  * svc: the command line for rule authors and CI (EXTENSIONS.md 2 "`svc` command"), on the
- * same engine as the server: test, lint, exec, eval, filter, diff, push, pull. Exit codes: 0 done, 1 a rule,
+ * same engine as the server: test, lint, exec, eval, filter, diff, push, pull, replay. Exit codes: 0 done, 1 a rule,
  * test or server said no (for diff: there are changes), 2 usage error. Wiring only: the commands are in src/cli/.
  */
 import { Command } from 'commander';
 import { lintCommand, testCommand } from '../cli/authoring.js';
 import { diffCommand, evalCommand, execCommand, filterCommand, pullCommand, pushCommand } from '../cli/commands.js';
+import { replayCommand, type ReplayOptions } from '../cli/replay.js';
 import { createProgram, runCli } from '../signing/cli-support.js';
 import { initSvcCodec } from '../signing/index.js';
 
@@ -92,6 +93,21 @@ remote(
   program.command('pull').description('write every ruleset of the server as <dir>/<name>.json').argument('<dir>', 'directory (created when missing)'),
 ).action((dir: string, opts: { server: string; token?: string; tenant?: string }) => {
   run = () => pullCommand(dir, opts);
+});
+
+remote(
+  program
+    .command('replay')
+    .description('re-run the inputs of decision records on the server and report changed outcomes (exit 0 none, 1 some)')
+    .argument('<path>', 'decision log directory (--decision-log) or one decisions-YYYY-MM-DD.jsonl file')
+    .option(
+      '--candidate <file>',
+      "compare the current version with this rule file on the records of its ruleset (the impact route) instead of the recorded outcomes with the current version's",
+    )
+    .option('--ruleset <name>', 'only the records of this ruleset')
+    .option('--max-batch-size <n>', 'inputs per request (default 1000; at most the server --max-batch-size)'),
+).action((path: string, opts: ReplayOptions) => {
+  run = () => replayCommand(path, opts);
 });
 
 await initSvcCodec();

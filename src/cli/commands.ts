@@ -164,15 +164,15 @@ function remoteHeaders(opts: RemoteOptions, json: boolean): Record<string, strin
   };
 }
 
-/** One call to the server; a network failure is a CliError (exit 1) naming the server. */
 /** A server's answer. */
-interface RemoteReply {
+export interface RemoteReply {
   readonly status: number;
   readonly body: unknown;
   readonly text: string;
 }
 
-async function remote(opts: RemoteOptions, method: string, path: string, body?: unknown): Promise<RemoteReply> {
+/** One call to the server; a network failure is a CliError (exit 1) naming the server. */
+export async function remote(opts: RemoteOptions, method: string, path: string, body?: unknown): Promise<RemoteReply> {
   const url = new URL(path, opts.server.endsWith('/') ? opts.server : `${opts.server}/`);
   let res: Response;
   try {
@@ -191,7 +191,7 @@ async function remote(opts: RemoteOptions, method: string, path: string, body?: 
 }
 
 /** The reason of a refused call, with the problems of a 400 one per line. */
-function refusal(r: RemoteReply): string {
+export function refusal(r: RemoteReply): string {
   const b = r.body as { error?: string; code?: string; problems?: Array<{ path: string; message: string }>; failures?: unknown[] } | undefined;
   if (!b || typeof b !== 'object') return `${r.status} ${r.text.slice(0, 200)}`;
   const lines = [`${r.status} ${b.code ?? ''}: ${b.error ?? ''}`];

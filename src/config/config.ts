@@ -211,6 +211,10 @@ function checkCombinations(r: ReturnType<typeof reader>): void {
   if (watch.value === true && r.str('rules-dir') === null) {
     throw new ConfigError(`${watch.label} requires --rules-dir (or SVC_RULES_DIR)`);
   }
+  const stream = r.at('decision-log-stream');
+  if (stream.value === true && (r.str('decision-log') === null || r.str('sync-url') === null)) {
+    throw new ConfigError(`${stream.label} requires --decision-log and --sync-url (or SVC_DECISION_LOG and SVC_SYNC_URL)`);
+  }
   bothOrNeither(r, 'grpc-tls-cert', 'grpc-tls-key');
   bothOrNeither(r, 'http-tls-cert', 'http-tls-key');
   bothOrNeither(r, 'sync-user', 'sync-password');
@@ -317,6 +321,9 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     maxBatchSize: r.num('max-batch-size'),
     auditDir: r.str('audit-dir'),
     auditSampleRate: r.num('audit-sample-rate'),
+    decisionLog: r.str('decision-log'),
+    decisionLogSampleRate: r.num('decision-log-sample-rate'),
+    decisionLogStream: r.bool('decision-log-stream'),
     metricsEnabled: r.bool('metrics-enabled'),
     role: r.str('role') as Role,
     writerAddr: r.str('writer-addr'),

@@ -68,6 +68,12 @@ export interface Config {
   readonly auditDir: string | null;
   /** Initial execution audit sample rate, percent 0-100. */
   readonly auditSampleRate: number;
+  /** Decision records directory (EXTENSIONS.md 4); null: off. */
+  readonly decisionLog: string | null;
+  /** Percent of executions recorded, 0-100. */
+  readonly decisionLogSampleRate: number;
+  /** Also publish records to the JetStream stream `svc-decisions`; only with `decisionLog` and `syncUrl`. */
+  readonly decisionLogStream: boolean;
   readonly metricsEnabled: boolean;
   // Roles and sync
   readonly role: Role;

@@ -21,6 +21,7 @@ export {
 export { buildGraph, stepsReaching, type RulesetGraph } from './graph.js';
 export { PLAN_KIND, STEP_KINDS, assertNever, stepExpressions, stepSuccessors, type StepExpression, type StepKind } from './steps.js';
 export { DerivedSlot, DerivedValues } from './derived.js';
+export { MASKED, checkMask, maskCopy, parseMaskPath, parseMaskPaths, type MaskPath, type MaskSegment } from './mask.js';
 export { branchLocation, isTable, valueLocation } from './table.js';
 export { MAX_CALL_DEPTH, execute, type ExecuteOptions, type ExecutionStats, type LogSink } from './execute.js';
 export type { LogLevel } from './plan.js';

@@ -26,6 +26,8 @@ export interface RulesetConfig {
   input_validation?: 'reject' | 'off';
   /** True: analysis warnings are 400 problems (EXTENSIONS.md 2 "Analysis"). */
   strict?: boolean;
+  /** Paths of input and output fields a decision record masks as `"***"` (EXTENSIONS.md 4). */
+  mask?: string[];
   [extra: string]: JsonValue | undefined;
 }
 

@@ -4,11 +4,13 @@
  * with a suggestion when a known key is near (`steps.age.defualt_next: unknown key (did you mean
  * 'default_next'?)`). A terminal's `result` keeps any extra key (those are output), and free-form
  * data goes in `config.metadata`. Also checks the types of the config keys added by
- * EXTENSIONS.md 2 (`metadata`, `input_schema`, `input_validation`, `strict`); the content of
- * `input_schema` is the input-schema check's business. Pure.
+ * EXTENSIONS.md 2 (`metadata`, `input_schema`, `input_validation`, `strict`) and 4 (`mask`, the
+ * paths decision records mask); the content of `input_schema` is the input-schema check's
+ * business. Pure.
  */
 import type { JsonValue } from '../expr/ast.js';
 import { joinKey } from './json.js';
+import { checkMask } from './mask.js';
 import { didYouMean } from './suggest.js';
 
 type JsonObject = Record<string, JsonValue>;
@@ -28,6 +30,7 @@ export const CONFIG_KEYS: readonly string[] = [
   'input_schema',
   'input_validation',
   'strict',
+  'mask',
 ];
 
 /** Keys every step accepts (SPEC.md: `id` and `name` stay allowed). */
@@ -107,11 +110,12 @@ export function checkStrictKeys(doc: JsonObject, add: (path: string, message: st
 }
 
 /**
- * The types of `metadata` and `strict`. NOTE: `input_schema` and `input_validation` are checked
+ * The types of `metadata`, `strict` and `mask` (an array of paths, ./mask.ts). NOTE: `input_schema` and `input_validation` are checked
  * by the input-schema check (./input-schema.ts), with the schema's content.
  */
 function checkConfigTypes(config: JsonObject, add: (path: string, message: string) => void): void {
   const { metadata, strict } = config;
   if (metadata !== undefined && !isObject(metadata)) add('config.metadata', 'must be an object (free-form data of the author)');
   if (strict !== undefined && typeof strict !== 'boolean') add('config.strict', 'must be a boolean');
+  checkMask(config['mask'], add);
 }

@@ -15,6 +15,7 @@ import { ExecutionError, type ExecutionResult } from '../ruleset/result.js';
 import type { RuleRecord } from '../store/types.js';
 import type { CompiledRuleset } from '../ruleset/compile.js';
 import { ReusableClock } from './batch-clock.js';
+import type { DecisionRecorder } from './decision-recorder.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { batchItemError, checkInput } from './input-check.js';
 import { isPlainObject } from './json-object.js';
@@ -48,6 +49,8 @@ export interface ExecutionRunnerDeps {
   /** Shadow runs (EXTENSIONS.md 4): `svc_shadow_executions_total`; wall clock of their examples. */
   readonly recordShadow?: (ruleset: string, agreement: ShadowAgreement, tenant: string) => void;
   readonly now?: () => number;
+  /** Decision records (`--decision-log`, EXTENSIONS.md 4); absent: off. */
+  readonly decisions?: DecisionRecorder;
 }
 
 /** What the traced execution path needs, built once when a tracer is given. */
@@ -72,8 +75,12 @@ export class ExecutionRunner {
   /** The live shadows (EXTENSIONS.md 4): `size` 0 keeps the hot path to one field test. */
   readonly shadows: ShadowRegistry;
 
+  /** Null without `--decision-log`: `run` then tests this one field. */
+  private readonly decisions: DecisionRecorder | null;
+
   constructor(private readonly deps: ExecutionRunnerDeps) {
     this.tenancy = deps.tenancy;
+    this.decisions = deps.decisions ?? null;
     this.shadows = new ShadowRegistry({
       runCandidate: (tenant, compiled, input) => this.runCandidate(tenant, compiled, input),
       now: deps.now ?? Date.now,
@@ -107,6 +114,30 @@ export class ExecutionRunner {
 
   /** One execution of `rec` on `input` (a JSON object). Throws a ServiceError. */
   run(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
+    // Decision records (EXTENSIONS.md 4, ./decision-recorder.ts): one field test when the log is off.
+    const decisions = this.decisions;
+    if (decisions !== null && decisions.sample()) return this.runRecorded(ctx, rec, input, trace, decisions);
+    return this.runOnce(ctx, rec, input, trace);
+  }
+
+  /**
+   * A recorded execution: it runs traced, for the visited path of its record; the answer keeps
+   * the trace only when the request asked for it.
+   */
+  private runRecorded(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean, decisions: DecisionRecorder): ExecutionResult {
+    let result: ExecutionResult;
+    try {
+      result = this.runOnce(ctx, rec, input, true);
+    } catch (err) {
+      decisions.failed(ctx, rec, input, err);
+      throw err;
+    }
+    decisions.succeeded(ctx, rec, input, result);
+    return trace ? result : { code: result.code, message: result.message, output: result.output, duration_us: result.duration_us };
+  }
+
+  /** One execution, not recorded: metrics, sampled audit and (tracing on) the span. */
+  private runOnce(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
     // Input schema (EXTENSIONS.md 2): the input is validated first, only when the ruleset has one.
     if (rec.compiled.inputSchema !== null) checkInput(rec.compiled.inputSchema, input);
     // Reference data (./data-service.ts): only rulesets that read `@name` (or call others) get the tenant's snapshot.
@@ -160,9 +191,12 @@ export class ExecutionRunner {
     let ops = 0;
     const results: BatchItem[] = new Array(inputs.length);
     let success = 0;
+    const decisions = this.decisions;
+    if (decisions !== null) decisions.beginBatch();
     try {
       for (let i = 0; i < inputs.length; i++) {
         const input = inputs[i];
+        if (decisions !== null) decisions.setItem(i);
         if (clock.last >= deadline || ops >= maxOps) {
           stopBatch(results, i, clock.last >= deadline, this.deps.requestTimeoutMs, maxOps);
           break;
@@ -186,6 +220,7 @@ export class ExecutionRunner {
       }
     } finally {
       clock.cancel();
+      if (decisions !== null) decisions.endBatch();
     }
     const total_duration_us = Math.round((clock.read() - started) * 1000);
     return { results, summary: { total: inputs.length, success, failed: inputs.length - success, total_duration_us } };

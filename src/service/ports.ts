@@ -2,6 +2,7 @@
  * What the façade needs from the observability layer, as small interfaces, so the service
  * depends on capabilities and not on prom-client or the audit file writer.
  */
+import type { CompiledRuleset } from '../ruleset/compile.js';
 
 /** Execution and evaluation metrics (implemented by observe/metrics.ts). */
 export interface ServiceMetrics {
@@ -60,4 +61,39 @@ export interface ExecutionSpan {
   succeeded(code: string, steps: number): void;
   /** Ends the span of a failed execution: catalog `code`, `message`, visited `steps`. */
   failed(code: string, message: string, steps: number): void;
+}
+
+/**
+ * One recorded decision as the runner hands it to the decision log (EXTENSIONS.md 4 "Decision
+ * records"). Built on the execution path, so it holds references only: the writer masks copies
+ * of `input` and `output` and serializes off that path, and nobody mutates them meanwhile.
+ */
+export interface DecisionEntry {
+  readonly id: string;
+  /** Wall clock of the decision, epoch milliseconds. */
+  readonly at: number;
+  readonly tenant: string;
+  readonly ruleset: string;
+  readonly version: string;
+  /** The executed version: the writer derives `content_hash` and the masked paths from it (once per version). */
+  readonly compiled: CompiledRuleset;
+  readonly input: unknown;
+  /** The terminal code; null when the execution failed. */
+  readonly code: string | null;
+  readonly output: unknown;
+  /** Visited step ids joined with ` -> `; null when the execution failed. */
+  readonly path: string | null;
+  /** Engine time in microseconds; null when the execution failed. */
+  readonly durationUs: number | null;
+  readonly principal: string | null;
+  /** A failed execution: its catalog code (the `code` of the error answer). */
+  readonly error: { readonly code: string } | null;
+}
+
+/**
+ * Where decisions go (implemented by observe/decision-log.ts). `push` never throws and never
+ * waits: a full buffer drops the entry and counts it.
+ */
+export interface DecisionSink {
+  push(entry: DecisionEntry): void;
 }

@@ -33,6 +33,7 @@ import { ChangeService } from './change-service.js';
 import { debugView, type DebugRuleset } from './debug-view.js';
 import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
+import { DecisionRecorder, type DecisionRecorderOptions } from './decision-recorder.js';
 import type { DataRecord } from '../store/data-record.js';
 import { isSampleRate, parseShadowValue, shadowRecord, type ShadowRecord } from '../store/shadow-record.js';
 import { ShadowStore } from '../store/shadow-store.js';
@@ -115,6 +116,8 @@ export interface RuleServiceDeps {
   readonly behavior?: BehaviorFn;
   /** Shadow runs (EXTENSIONS.md 4): their store; absent: one in the rule store's rules dir (memory only without one). */
   readonly shadowStore?: ShadowStore;
+  /** Decision records (`--decision-log`, EXTENSIONS.md 4, ./decision-recorder.ts); absent: off. */
+  readonly decisions?: DecisionRecorderOptions;
 }
 
 export type { ApplyOutcome } from '../store/change.js';
@@ -135,6 +138,12 @@ export class RuleService implements RuleServiceApi {
   private readonly tenancy: TenancyPort | null;
   /** Shadow runs (EXTENSIONS.md 4): the stored shadows; the live ones are `runner.shadows`. */
   private readonly shadowStore: ShadowStore;
+  /**
+   * With `--decision-log`: the decision id of the execute or batch call that just returned (null
+   * when it was not recorded). Transports read it right after the call (`X-Svc-Decision-Id`,
+   * gRPC trailer `svc-decision-id`). Absent when the log is off.
+   */
+  readonly decisionId?: () => string | null;
 
   constructor(
     readonly options: RuleServiceOptions,
@@ -146,6 +155,8 @@ export class RuleService implements RuleServiceApi {
     this.tenancy = deps.tenancy ?? null;
     this.shadowStore = deps.shadowStore ?? new ShadowStore({ rulesDir: deps.store.rulesDir, logger: deps.logger });
     const recordShadow = deps.metrics.recordShadow?.bind(deps.metrics);
+    const decisions = deps.decisions ? new DecisionRecorder(deps.decisions) : undefined;
+    if (decisions) this.decisionId = () => decisions.last;
     this.runner = new ExecutionRunner({
       executionTimeoutMs: options.executionTimeoutMs,
       maxSteps: options.maxSteps,
@@ -162,6 +173,7 @@ export class RuleService implements RuleServiceApi {
       callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
       now: deps.now,
       ...(recordShadow ? { recordShadow } : {}),
+      ...(decisions ? { decisions } : {}),
     });
     this.changes = new ChangeService({
       executionTimeoutMs: options.executionTimeoutMs,

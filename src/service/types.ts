@@ -198,6 +198,12 @@ export interface RuleServiceApi {
   diff(ctx: CallContext, name: string, body: unknown): Promise<DiffAnswer>;
   /** `POST /api/v1/rulesets/:name/impact` `{candidate, inputs}`. */
   impact(ctx: CallContext, name: string, body: unknown): Promise<ImpactAnswer>;
+  /**
+   * Decision records (EXTENSIONS.md 4): present only with `--decision-log`. The id of the
+   * execute or batch call that just returned, or null when it was not recorded; read it right
+   * after that call (executions are synchronous).
+   */
+  readonly decisionId?: () => string | null;
   /** `/health` without checks (always answers). */
   health(): HealthInfo;
   /** Readiness: resolves to the health body, or throws NOT_READY whose details are the body. */

@@ -19,6 +19,7 @@ import type { Config } from '../config/index.js';
 import { readBrokerAuth, redactUrl, type BrokerAuth } from './broker-auth.js';
 import { BrokerConsumer } from './broker-consumer.js';
 import { BrokerLink } from './broker-link.js';
+import type { DecisionStream } from './decision-stream.js';
 import { BrokerPublisher } from './broker-publisher.js';
 import { realClock, type SyncClock } from './clock.js';
 import { DEFAULT_NATS_MODULES, loadNatsApi, type NatsModuleNames } from './nats-api.js';
@@ -71,6 +72,8 @@ export interface StartSyncOptions {
   readonly createFsWatcher?: CreateFsWatcher;
   /** Rule files changed after this time are re-checked when the watcher is ready. Default: process start. */
   readonly recheckSince?: number;
+  /** Decision records to JetStream (`--decision-log-stream`, ./decision-stream.ts): attached to the broker connection. */
+  readonly decisionStream?: DecisionStream;
 }
 
 /** Running sync adapters. */
@@ -211,13 +214,15 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
       consumer = new BrokerConsumer({ ...common, persist: target.persistent && !config.watchRules });
       consumer.start();
     }
+    const d = options.decisionStream;
+    d?.attach(link);
     link.start();
     const l = link;
     const p = publisher;
     const c = consumer;
     // Order: stop producing/consuming, then drop the connection.
     closers.unshift(async () => {
-      await Promise.allSettled([p?.close(), c?.close()]);
+      await Promise.allSettled([p?.close(), c?.close(), d?.close()]);
       await l.close();
     });
   };

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../log.js';
 import { ALL_TENANTS, type AuthGuard, type Principal, type RoutePermission } from '../../auth/index.js';
-import type { Metadata, sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Metadata, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ServiceError, unexpectedCause, unexpectedFields } from '../../service/errors.js';
 import type { DataServiceApi } from '../../service/data-service.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
@@ -41,6 +41,9 @@ export interface GrpcHandlerOptions {
 
 export { GRPC_GLOBAL_METHODS, GRPC_PERMISSIONS, type GrpcMethod } from './permissions.js';
 
+/** Trailing metadata key of the decision id (EXTENSIONS.md 4 "Decision records"). */
+export const DECISION_ID_METADATA = 'svc-decision-id';
+
 /** A unary call; each handler casts `request` to its message type (./messages.ts). */
 type Call = ServerUnaryCall<unknown, unknown>;
 
@@ -64,16 +67,30 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
     callback(toGrpcStatus(err));
   };
 
+  // Decision records (EXTENSIONS.md 4): the id of a recorded execution or batch in trailing
+  // metadata `svc-decision-id`; with the log off, nothing is read.
+  const decisionId = service.decisionId;
+  const decisionTrailer = (): Metadata | undefined => {
+    const id = decisionId === undefined ? null : decisionId();
+    if (id === null) return undefined;
+    const trailer = new Metadata();
+    trailer.set(DECISION_ID_METADATA, id);
+    return trailer;
+  };
+
   /**
    * A unary handler around a façade call (synchronous, or a promise for the writes); with a
-   * guard, the caller is checked first.
+   * guard, the caller is checked first. `decision`: the call executes (Execute, BatchExecute):
+   * its answer carries the decision id.
    */
-  const unary = <Req>(method: Exclude<GrpcMethod, 'Health'>, fn: (req: Req, ctx: CallContext) => unknown) => {
+  const unary = <Req>(method: Exclude<GrpcMethod, 'Health'>, fn: (req: Req, ctx: CallContext) => unknown, decision = false) => {
     const run = (call: Call, callback: sendUnaryData<unknown>, principal: Principal | undefined): void => {
       let res: unknown;
+      let trailer: Metadata | undefined;
       try {
         if (call.request instanceof MalformedMessage) throw malformed(call.request);
         res = fn(call.request as Req, ctxOf(call, principal));
+        if (decision) trailer = decisionTrailer();
       } catch (err) {
         fail(err, method, callback);
         return;
@@ -83,7 +100,8 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
           (value: unknown) => callback(null, value),
           (err: unknown) => fail(err, method, callback),
         );
-      } else callback(null, res);
+      } else if (trailer === undefined) callback(null, res);
+      else callback(null, res, trailer);
     };
     if (guard === undefined) return (call: Call, callback: sendUnaryData<unknown>): void => run(call, callback, undefined);
     const need = GRPC_PERMISSIONS[method] as Exclude<RoutePermission, 'public'>;
@@ -106,13 +124,17 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
   };
 
   return {
-    Execute: unary<ExecuteRequestMsg>('Execute', (req, ctx) => {
-      const input = parseJsonField('input_json', req.input_json);
-      // NOTE: `now` (an addition, EXTENSIONS.md 3) is absent unless the caller set it: the hot
-      // path pays one field test for it, as HTTP does.
-      if (req.now === undefined) return encodeExecuteResult(service.execute(ctx, req.name, input, req.trace), max);
-      return withRequestNow(req.now, () => encodeExecuteResult(service.execute(ctx, req.name, input, req.trace), max));
-    }),
+    Execute: unary<ExecuteRequestMsg>(
+      'Execute',
+      (req, ctx) => {
+        const input = parseJsonField('input_json', req.input_json);
+        // NOTE: `now` (an addition, EXTENSIONS.md 3) is absent unless the caller set it: the hot
+        // path pays one field test for it, as HTTP does.
+        if (req.now === undefined) return encodeExecuteResult(service.execute(ctx, req.name, input, req.trace), max);
+        return withRequestNow(req.now, () => encodeExecuteResult(service.execute(ctx, req.name, input, req.trace), max));
+      },
+      true,
+    ),
     ListRuleSets: unary('ListRuleSets', (_req, ctx) => encodeList(service.listRulesets(ctx), max)),
     GetRuleSet: unary<GetRuleSetRequestMsg>('GetRuleSet', (req, ctx) => encodeRuleset(service.getRuleset(ctx, req.name), max)),
     Eval: unary<EvalRequestMsg>('Eval', (req, ctx) => {
@@ -121,10 +143,14 @@ export function buildGrpcHandlers(service: RuleServiceApi, options: GrpcHandlerO
       const context = parseJsonField('context_json', req.context_json, {});
       return withRequestNow(req.now, () => encodeEval(service.evaluate(ctx, req.expression, context), max));
     }),
-    BatchExecute: unary<BatchExecuteRequestMsg>('BatchExecute', (req, ctx) => {
-      const inputs = req.inputs_json.map((text, i) => parseJsonField(`inputs_json[${i}]`, text));
-      return withRequestNow(req.now, () => encodeBatch(service.executeBatch(ctx, req.name, inputs, req.trace), max));
-    }),
+    BatchExecute: unary<BatchExecuteRequestMsg>(
+      'BatchExecute',
+      (req, ctx) => {
+        const inputs = req.inputs_json.map((text, i) => parseJsonField(`inputs_json[${i}]`, text));
+        return withRequestNow(req.now, () => encodeBatch(service.executeBatch(ctx, req.name, inputs, req.trace), max));
+      },
+      true,
+    ),
     // Health is the readiness check, like HTTP /health: a failed check is UNAVAILABLE.
     Health: (call: Call, callback: sendUnaryData<unknown>): void => {
       if (call.request instanceof MalformedMessage) return fail(malformed(call.request), 'Health', callback);

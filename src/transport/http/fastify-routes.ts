@@ -66,11 +66,13 @@ function fastifyHandler(route: Route, deps: RouteDeps, ctxOf: FastifyCallContext
   const paramOf = name === null ? () => '' : (req: FastifyRequest) => (req.params as Record<string, string>)[name] ?? '';
   switch (route.reply) {
     case 'text': {
-      const handle = route.handle;
+      const { handle, headers } = route;
       const max = deps.maxResponseBytes;
       return (req, reply) => {
         const text = handle(deps, ctxOf(req), paramOf(req), req.body, req.raw);
+        const extra = headers === undefined ? null : headers(deps);
         checkAnswerText(text, max);
+        if (extra !== null) void reply.headers(extra);
         void reply.type(JSON_TYPE).send(text);
       };
     }

@@ -103,20 +103,23 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
   /** Reads the body and answers, for the checked caller `principal` (undefined: auth off). */
   const serve = (req: IncomingMessage, res: ServerResponse, route: TextRoute, param: string, principal: Principal | undefined): void => {
     const handle = route.handle;
+    const headers = route.headers;
     readJsonBody(req, bodyLimit, requestTimeoutMs, (err, body) => {
       if (err) {
         sendError(req, res, err, true);
         return;
       }
       let text: string;
+      let extra: Readonly<Record<string, string>> | null = null;
       try {
         text = handle(deps, callContextWith(req, multiTenancy, principal), param, body, req);
+        if (headers !== undefined) extra = headers(deps);
         checkAnswerText(text, maxResponseBytes);
       } catch (e) {
         sendError(req, res, e, false);
         return;
       }
-      send(res, 200, text, false);
+      send(res, 200, text, false, extra);
     });
   };
 

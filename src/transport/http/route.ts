@@ -82,6 +82,8 @@ export interface TextRoute extends RouteBase {
   /** Served by the hot dispatcher when its request is plain (./hot-dispatch.ts). */
   readonly hot?: boolean;
   readonly handle: Handler<string>;
+  /** Extra headers of the 200 answer, read right after `handle` returned (the decision id); null: none. */
+  readonly headers?: (deps: RouteDeps) => Readonly<Record<string, string>> | null;
 }
 
 /**

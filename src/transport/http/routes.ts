@@ -225,6 +225,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     requestSchema: EXECUTE_BODY,
     reply: 'text',
     handle: (d, ctx, name, body) => executeAnswer(d.service, ctx, name, body),
+    headers: decisionHeader,
   },
   {
     id: 'executeBatch',
@@ -238,6 +239,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     },
     reply: 'text',
     handle: (d, ctx, name, body) => batchAnswer(d.service, ctx, name, body, d.maxResponseBytes),
+    headers: decisionHeader,
   },
   {
     id: 'eval',
@@ -327,4 +329,16 @@ async function readiness(d: RouteDeps): Promise<unknown> {
   } catch (err) {
     return toHttpError(err);
   }
+}
+
+/**
+ * `X-Svc-Decision-Id` (EXTENSIONS.md 4 "Decision records"): the id of the execution just
+ * answered, or of the batch (its items are `<id>.<index>`), when it was recorded. With the
+ * decision log off, one field test.
+ */
+function decisionHeader(d: RouteDeps): Readonly<Record<string, string>> | null {
+  const decisionId = d.service.decisionId;
+  if (decisionId === undefined) return null;
+  const id = decisionId();
+  return id === null ? null : { 'x-svc-decision-id': id };
 }

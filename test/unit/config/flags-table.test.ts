@@ -45,6 +45,7 @@ const PREREQUISITES: Record<string, Prerequisite> = {
   'sync-password': { argv: ['--sync-user', 'u'], env: { SVC_SYNC_PASSWORD: 'base' } },
   'auth-jwt-issuer': { argv: ['--auth-jwt-jwks-file', 'j.json'], env: {} },
   'auth-jwt-audience': { argv: ['--auth-jwt-jwks-file', 'j.json'], env: {} },
+  'decision-log-stream': { argv: ['--decision-log', 'd', '--sync-url', 'nats://127.0.0.1:4222'], env: {} },
 };
 const NONE: Prerequisite = { argv: [], env: {} };
 

@@ -1,0 +1,303 @@
+/**
+ * The decision log (EXTENSIONS.md 4 "Decision records", `--decision-log DIR`): one JSON line per
+ * recorded execution, appended to `DIR/decisions-YYYY-MM-DD.jsonl` (UTC day of the decision):
+ *
+ *   {decision_id, timestamp, tenant, ruleset, version, content_hash, input, code, output, path,
+ *    duration_us, principal}   (+ `error: {code}` for a failed execution)
+ *
+ * Off the execution path: `push` only queues the entry (references, ../service/ports.ts); a
+ * drain at `setImmediate` masks copies of input and output (`config.mask`, ../ruleset/mask.ts),
+ * serializes and appends them in one write. The queue is bounded: when the disk is slow and it
+ * is full, a new entry is dropped and counted (`queue_full`), never waited for. A failed write
+ * drops its lines and counts them by the error (`enospc`, `eacces`, `enotdir`...); for
+ * `retryMs` after a failure, entries are dropped without touching the disk, then the file is
+ * tried again. The server keeps answering through all of it (docs/observability.md).
+ *
+ * `content_hash` is `sha256:` and the hex SHA-256 of the canonical JSON (../signing) of the
+ * stored document, computed once per compiled version (its derived values) with its mask paths.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Registry } from 'prom-client';
+import { DerivedSlot, maskCopy, parseMaskPaths, type MaskPath } from '../ruleset/index.js';
+import type { CompiledRuleset } from '../ruleset/compile.js';
+import type { DecisionEntry, DecisionSink } from '../service/ports.js';
+import { canonicalJson } from '../signing/index.js';
+import type { Logger } from './logger.js';
+import { registerCounterFamily } from './metric-families.js';
+
+/** Default bound of the queue, in records. */
+export const DEFAULT_DECISION_QUEUE = 10_000;
+
+/** The drop reason of an entry that found the queue full. */
+export const QUEUE_FULL = 'queue_full';
+
+/** Largest text of one write, in UTF-16 code units (a quarter of node's 512 KiB write chunk, for multi-byte text). */
+const MAX_WRITE_CHARS = 128 * 1024;
+
+/** `lines` joined (each ending in a newline) into texts of at most `max` characters, unless a single line is longer. */
+export function chunks(lines: readonly string[], max: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const line of lines) {
+    if (current.length > 0 && current.length + line.length + 1 > max) {
+      out.push(current);
+      current = '';
+    }
+    current += `${line}\n`;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** Options of `DecisionLog`. */
+export interface DecisionLogOptions {
+  readonly dir: string;
+  /** Most entries waiting to be written (default 10,000); more are dropped. */
+  readonly capacity?: number;
+  /** After a failed write, drop without trying the disk for this long (ms, default 1000). */
+  readonly retryMs?: number;
+  /** Monotonic-enough clock for the retry pause (ms, default Date.now). */
+  readonly now?: () => number;
+  /** Where failures and recoveries are reported. */
+  readonly logger?: Pick<Logger, 'warn' | 'info'>;
+  /** Schedules a drain (default setImmediate). */
+  readonly schedule?: (fn: () => void) => void;
+}
+
+/** What a compiled version gives its records, built once per version. */
+interface VersionFacts {
+  readonly contentHash: string;
+  readonly mask: readonly MaskPath[];
+}
+
+const FACTS = new DerivedSlot<VersionFacts>('decision-log');
+
+/** The content hash and mask paths of a compiled version (cached on it). */
+export function versionFacts(compiled: CompiledRuleset): VersionFacts {
+  return compiled.derived.get(FACTS, () => ({
+    contentHash: contentHash(compiled.doc),
+    mask: parseMaskPaths(compiled.doc.config.mask),
+  }));
+}
+
+/**
+ * A per-process decision id prefix: the start time and 8 random hex digits (`m3x1k2ab-9f3c01d2-`);
+ * ids are this prefix and a counter (../service/decision-recorder.ts).
+ */
+export function decisionIdPrefix(now: number = Date.now()): string {
+  return `${now.toString(36)}-${randomBytes(4).toString('hex')}-`;
+}
+
+/** `sha256:<hex>` of the canonical JSON of a ruleset document. */
+export function contentHash(doc: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(doc)).digest('hex')}`;
+}
+
+/** The daily file of a decision made at `ms` (epoch milliseconds). */
+export function decisionFileName(ms: number): string {
+  return `decisions-${new Date(ms).toISOString().slice(0, 10)}.jsonl`;
+}
+
+/** The JSON line (without newline) of one entry, with masked copies of its input and output. */
+export function decisionLine(e: DecisionEntry): string {
+  const facts = versionFacts(e.compiled);
+  const mask = facts.mask;
+  const record: Record<string, unknown> = {
+    decision_id: e.id,
+    timestamp: new Date(e.at).toISOString(),
+    tenant: e.tenant,
+    ruleset: e.ruleset,
+    version: e.version,
+    content_hash: facts.contentHash,
+    input: mask.length === 0 ? e.input : maskCopy(e.input, mask),
+    code: e.code,
+    output: mask.length === 0 || e.output === null ? e.output : maskCopy(e.output, mask),
+    path: e.path,
+    duration_us: e.durationUs,
+    principal: e.principal,
+  };
+  if (e.error !== null) record['error'] = e.error;
+  return JSON.stringify(record);
+}
+
+/** The decision log writer (see the module comment). */
+export class DecisionLog implements DecisionSink {
+  /** Records written to a file. */
+  written = 0;
+  /** Records dropped, by reason. */
+  readonly dropped = new Map<string, number>([[QUEUE_FULL, 0]]);
+
+  private queue: DecisionEntry[] = [];
+  private readonly capacity: number;
+  private readonly retryMs: number;
+  private readonly now: () => number;
+  private readonly schedule: (fn: () => void) => void;
+  private scheduled = false;
+  /** The drain running now, if any. */
+  private draining: Promise<void> | null = null;
+  private file: { readonly name: string; readonly handle: FileHandle } | null = null;
+  /** While the disk is failing: until when nothing is tried, and the reason drops count under. */
+  private failedUntil = 0;
+  private failReason: string | null = null;
+  private closed = false;
+
+  constructor(private readonly options: DecisionLogOptions) {
+    this.capacity = options.capacity ?? DEFAULT_DECISION_QUEUE;
+    this.retryMs = options.retryMs ?? 1000;
+    this.now = options.now ?? Date.now;
+    this.schedule = options.schedule ?? ((fn) => void setImmediate(fn));
+  }
+
+  /** Queues one entry; drops and counts it when the queue is full or the log is closed. Never throws. */
+  push(entry: DecisionEntry): void {
+    if (this.closed || this.queue.length >= this.capacity) {
+      this.count(QUEUE_FULL, 1);
+      return;
+    }
+    this.queue.push(entry);
+    if (!this.scheduled && this.draining === null) {
+      this.scheduled = true;
+      this.schedule(this.startDrain);
+    }
+  }
+
+  /** Entries waiting to be written. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Writes what is queued, then closes the file; later entries are dropped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.draining !== null) await this.draining;
+    if (this.queue.length > 0) await this.drain();
+    const file = this.file;
+    this.file = null;
+    await file?.handle.close().catch(() => undefined);
+  }
+
+  /** Resolves once everything queued so far is written or dropped (tests, shutdown). */
+  async flush(): Promise<void> {
+    while (this.draining !== null || this.queue.length > 0) {
+      if (this.draining !== null) await this.draining;
+      else await this.drain();
+    }
+  }
+
+  private readonly startDrain = (): void => {
+    this.scheduled = false;
+    if (this.draining === null) void this.drain();
+  };
+
+  /** Writes queued entries, batch after batch, until the queue is empty. */
+  private drain(): Promise<void> {
+    const run = async (): Promise<void> => {
+      try {
+        while (this.queue.length > 0) {
+          const batch = this.queue;
+          this.queue = [];
+          await this.writeBatch(batch);
+        }
+      } finally {
+        this.draining = null;
+      }
+    };
+    this.draining = run();
+    return this.draining;
+  }
+
+  /** Appends a batch, one write per daily file it spans (usually one). */
+  private async writeBatch(batch: DecisionEntry[]): Promise<void> {
+    let start = 0;
+    while (start < batch.length) {
+      const name = decisionFileName((batch[start] as DecisionEntry).at);
+      const lines: string[] = [];
+      let end = start;
+      for (; end < batch.length; end++) {
+        const e = batch[end] as DecisionEntry;
+        if (end > start && decisionFileName(e.at) !== name) break;
+        try {
+          lines.push(decisionLine(e));
+        } catch {
+          this.count('serialize_error', 1);
+        }
+      }
+      if (lines.length > 0) await this.append(name, lines);
+      start = end;
+    }
+  }
+
+  private async append(name: string, lines: string[]): Promise<void> {
+    if (this.failReason !== null && this.now() < this.failedUntil) {
+      this.count(this.failReason, lines.length);
+      return;
+    }
+    try {
+      const handle = await this.handleFor(name);
+      // NOTE (svc-cluster: workers share the day's file): each write holds whole lines and stays
+      // under node's write chunk (512 KiB), so one O_APPEND write() never interleaves inside a line.
+      for (const chunk of chunks(lines, MAX_WRITE_CHARS)) await handle.appendFile(chunk);
+    } catch (err) {
+      await this.failed(err, name, lines.length);
+      return;
+    }
+    this.written += lines.length;
+    if (this.failReason !== null) {
+      this.options.logger?.info({ dir: this.options.dir }, 'decision records are written again');
+      this.failReason = null;
+    }
+  }
+
+  /** The open handle of the day's file, opening it (and the dir) when the day changed. */
+  private async handleFor(name: string): Promise<FileHandle> {
+    if (this.file !== null && this.file.name === name) return this.file.handle;
+    const previous = this.file;
+    this.file = null;
+    await previous?.handle.close().catch(() => undefined);
+    await mkdir(this.options.dir, { recursive: true });
+    const handle = await open(join(this.options.dir, name), 'a');
+    this.file = { name, handle };
+    return handle;
+  }
+
+  private async failed(err: unknown, name: string, lines: number): Promise<void> {
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    const reason = typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code.toLowerCase() : 'write_error';
+    this.count(reason, lines);
+    const file = this.file;
+    this.file = null;
+    await file?.handle.close().catch(() => undefined);
+    if (this.failReason === null) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.options.logger?.warn({ err: message, file: join(this.options.dir, name), reason }, 'decision records dropped: the decision log cannot be written');
+    }
+    this.failReason = reason;
+    this.failedUntil = this.now() + this.retryMs;
+  }
+
+  /** Counts `n` records dropped for `reason` (also used by the JetStream publisher, ../sync/decision-stream.ts). */
+  count(reason: string, n: number): void {
+    this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + n);
+  }
+}
+
+/**
+ * Registers `svc_decision_records_written_total` and `svc_decision_records_dropped_total{reason}`
+ * (docs/observability.md) on a metrics registry, and with a JetStream publisher
+ * `svc_decision_records_published_total`.
+ */
+export function registerDecisionMetrics(registry: Registry, log: DecisionLog, stream?: { readonly published: number }): void {
+  registerCounterFamily(registry, 'svc_decision_records_written_total', 'Decision records written to the decision log', function* () {
+    yield [{}, log.written];
+  });
+  if (stream !== undefined) {
+    registerCounterFamily(registry, 'svc_decision_records_published_total', 'Decision records published to the JetStream stream svc-decisions', function* () {
+      yield [{}, stream.published];
+    });
+  }
+  registerCounterFamily(registry, 'svc_decision_records_dropped_total', 'Decision records dropped (queue full or write failed), by reason', function* () {
+    for (const [reason, n] of log.dropped) yield [{ reason }, n];
+  });
+}
