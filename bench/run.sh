@@ -35,7 +35,7 @@ suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then suites=("${ALL_SUITES[@]}"); fi
 for suite in "${suites[@]}"; do
   case "$suite" in
-ALL_SUITES=(engine tables calls schema batch http auth shadow declog grpc scale multicore filter diff impact sync-propagation)
+    http|auth|shadow|declog|scale|multicore) ensure_tool wrk wrk ;;
     grpc) ensure_tool h2load nghttp2-client ;;
     sync-propagation) ensure_tool nats-server nats-server ;;
   esac
