@@ -22,7 +22,16 @@ const ROLES: readonly AuthRole[] = ['executor', 'viewer', 'editor', 'admin'];
 const LOAN_JSON = JSON.stringify(LOAN);
 const FILTER_JSON = JSON.stringify({ known_input: {}, target_results: ['APPROVED'], field_mapping: { 'user.age': 'age', 'user.country': 'country' } });
 const SCRATCH = { config: { name: 'scratch', entry_step: 't' }, steps: { t: { type: 'terminal', result: { code: 'A' } } } };
+/** A ruleset of its own for the shadow RPCs (a shadow of `loan` would run on the executions the audit test reads). */
+const SHADE = { config: { name: 'shade', version: '1', entry_step: 't' }, steps: { t: { type: 'terminal', result: { code: 'A' } } } };
+const SHADOW = { candidate: { ...SHADE, config: { ...SHADE.config, version: '2' } }, sample_rate: 10 };
 let made = 0;
+
+/** Starts (or replaces) the shadow of `shade` over HTTP as admin: GetShadow, DeleteShadow and PromoteShadow need one. */
+async function withShadow(url: string, admin: Record<string, string>): Promise<object> {
+  assert.equal((await http(url, 'PUT', '/api/v1/rulesets/shade/shadow', SHADOW, admin)).status, 200);
+  return { name: 'shade' };
+}
 
 /**
  * A request each method answers successfully (tenant `default`, `loan` loaded, dataset `zips`
@@ -72,6 +81,10 @@ const REQUESTS = {
     return { id };
   },
   DebugRuleset: { name: 'loan' },
+  PutShadow: { name: 'shade', candidate_json: JSON.stringify(SHADOW.candidate), sample_rate: SHADOW.sample_rate },
+  GetShadow: withShadow,
+  DeleteShadow: withShadow,
+  PromoteShadow: withShadow,
 } satisfies Record<keyof typeof GRPC_PERMISSIONS, object | ((url: string, admin: Record<string, string>) => Promise<object>)>;
 const GUARDED = (Object.keys(GRPC_PERMISSIONS) as Array<keyof typeof GRPC_PERMISSIONS>).filter((m) => GRPC_PERMISSIONS[m] !== 'public');
 
@@ -138,7 +151,7 @@ describe('gRPC and the Unix socket with authentication on', () => {
     assert.equal((await http(server.url, 'PUT', '/api/v1/data/zips', { '10001': 'NY' }, admin)).status, 200);
     assert.equal((await http(server.url, 'POST', '/api/v1/tenants', { id: 'alpha' }, admin)).status, 201);
     assert.equal((await http(server.url, 'POST', '/api/v1/tenants', { id: 'beta' }, admin)).status, 201);
-    await postRulesets(server.url, [LOAN], admin);
+    await postRulesets(server.url, [LOAN, SHADE], admin);
     await postRulesets(server.url, [LOAN], { ...admin, 'x-tenant-id': 'alpha' });
     await postRulesets(server.url, [LOAN], { ...admin, 'x-tenant-id': 'beta' });
     client = connect(server.grpcAddress);
@@ -173,7 +186,7 @@ describe('gRPC and the Unix socket with authentication on', () => {
     const list = await client!.ok('ListRuleSets', {}, auth(keys.viewer.key));
     assert.deepEqual(
       list.rulesets.map((r: { name: string }) => r.name),
-      ['loan'],
+      ['loan', 'shade'],
     );
   });
 

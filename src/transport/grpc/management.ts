@@ -1,7 +1,7 @@
 /**
  * The RPCs of `rules.RuleService` beyond execution (EXTENSIONS.md 5 "gRPC"): one per HTTP
  * capability (rules write, versions, rollback, analysis, schema, filter, tests, diff, impact,
- * drafts, audit sample rate, reference data, tenants, debug view). Each builds the HTTP body
+ * drafts, audit sample rate, reference data, tenants, debug view, shadow runs). Each builds the HTTP body
  * from the request's fields (a `*_json` field is the JSON text of a free-form member), calls the
  * ONE façade method the HTTP route calls, and encodes its answer: the same request gives the
  * same answer on both transports (test/integration/grpc-route-parity.test.ts).
@@ -30,6 +30,7 @@ import type {
   NameRequestMsg,
   PutDataRequestMsg,
   PutRulesetRequestMsg,
+  PutShadowRequestMsg,
   RollbackRequestMsg,
   SetAuditSampleRateRequestMsg,
   TenantIdRequestMsg,
@@ -209,6 +210,53 @@ export function buildManagementHandlers(service: RuleServiceApi, unary: UnaryBui
     DebugRuleset: unary<NameRequestMsg>('DebugRuleset', (req, ctx) => {
       if (options.debugRuleset === undefined) throw new ServiceError('NOT_FOUND', 'the debug view is off (start the server with --debug-mode)');
       return { debug_json: texts().json(options.debugRuleset(ctx, req.name)) };
+    }),
+    // ------------------------------------------------------------- shadow runs (../http/shadow-routes.ts)
+    PutShadow: unary<PutShadowRequestMsg>('PutShadow', async (req, ctx) => {
+      const body = { ...member('candidate', optionalJsonField('candidate_json', req.candidate_json)), ...member('sample_rate', req.sample_rate) };
+      const res = await service.putShadow(ctx, req.name, body);
+      return {
+        status: res.status,
+        name: res.name,
+        candidate_version: res.candidate_version,
+        sample_rate: res.sample_rate,
+        since: res.since,
+        warnings_json: res.warnings === undefined ? '' : texts().json(res.warnings),
+      };
+    }),
+    GetShadow: unary<NameRequestMsg>('GetShadow', (req, ctx) => {
+      const res = service.getShadow(ctx, req.name);
+      const t = texts();
+      t.json(res.transitions);
+      return {
+        name: res.name,
+        live_version: res.live_version,
+        candidate_version: res.candidate_version,
+        sample_rate: res.sample_rate,
+        since: res.since,
+        counted_by: res.counted_by,
+        executed: res.executed,
+        agreed: res.agreed,
+        disagreed: res.disagreed,
+        errors: res.errors,
+        dropped: res.dropped,
+        transitions: res.transitions.map((x) => ({ from: x.from, to: x.to, count: x.count })),
+        examples_json: t.json(res.examples),
+      };
+    }),
+    DeleteShadow: unary<NameRequestMsg>('DeleteShadow', async (req, ctx) => {
+      await service.deleteShadow(ctx, req.name);
+      return {};
+    }),
+    PromoteShadow: unary<NameRequestMsg>('PromoteShadow', async (req, ctx) => {
+      const res = await service.promoteShadow(ctx, req.name);
+      return {
+        status: res.status,
+        name: res.name,
+        from_version: res.from_version,
+        to_version: res.to_version,
+        warnings_json: res.warnings === undefined ? '' : texts().json(res.warnings),
+      };
     }),
   };
 }

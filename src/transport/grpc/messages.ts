@@ -137,7 +137,10 @@ export interface BatchExecuteResponseMsg {
 // ------------------------------------------------------------ additions: every HTTP capability
 // Requests of the RPCs of ./management.ts (responses are built there from the façade's answers).
 
-/** A request naming one ruleset (`DeleteRuleset`, `ListVersions`, `GetAnalysis`, `GetInputSchema`, `DebugRuleset`). */
+/**
+ * A request naming one ruleset (`DeleteRuleset`, `ListVersions`, `GetAnalysis`, `GetInputSchema`,
+ * `DebugRuleset`, `GetShadow`, `DeleteShadow`, `PromoteShadow`).
+ */
 export interface NameRequestMsg {
   name: string;
 }
@@ -231,4 +234,11 @@ export interface TenantIdRequestMsg {
 export interface UpdateTenantRequestMsg {
   id: string;
   tenant_json: string;
+}
+
+/** `PutShadowRequest`; `sample_rate` is absent unless the caller set it. */
+export interface PutShadowRequestMsg {
+  name: string;
+  candidate_json: string;
+  sample_rate?: number;
 }

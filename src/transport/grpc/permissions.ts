@@ -42,6 +42,10 @@ export const GRPC_PERMISSIONS = {
   UpdateTenant: 'admin',
   DeleteTenant: 'admin',
   DebugRuleset: 'read',
+  PutShadow: 'write',
+  GetShadow: 'read',
+  DeleteShadow: 'write',
+  PromoteShadow: 'write',
 } as const satisfies Record<string, RoutePermission>;
 
 /**

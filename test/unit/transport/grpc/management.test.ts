@@ -41,6 +41,26 @@ const fake = new Proxy(
             return Promise.resolve({ changes: [], behavior: null });
           case 'setAuditSampleRate':
             return { sample_rate: 1, previous: 2 };
+          case 'putShadow':
+            return Promise.resolve({ status: 'created', name: args[0], candidate_version: '2', sample_rate: 5, since: 'T', warnings: [{ kind: 'w' }] });
+          case 'getShadow':
+            return {
+              name: args[0],
+              live_version: '1',
+              candidate_version: '2',
+              sample_rate: 5,
+              since: 'T',
+              counted_by: 'instance',
+              executed: 3,
+              agreed: 1,
+              disagreed: 2,
+              errors: 0,
+              dropped: 0,
+              transitions: [{ from: 'A', to: 'B', count: 2 }],
+              examples: [{ input: { x: 1 }, from: 'A', to: 'B', at: 'T' }],
+            };
+          case 'promoteShadow':
+            return Promise.resolve({ status: 'promoted', name: args[0], from_version: '1', to_version: '2' });
           default:
             return {};
         }
@@ -137,6 +157,32 @@ describe('management RPCs over a fake façade', () => {
     assert.deepEqual(calls, [
       ['setAuditSampleRate', undefined],
       ['setAuditSampleRate', 0],
+    ]);
+  });
+
+  it('shadow RPCs: the HTTP body of PutShadow (unset fields are absent members), the answers with their JSON texts', async () => {
+    calls.length = 0;
+    const put = await call('PutShadow', { name: 'r', candidate_json: '{"a":1}', sample_rate: 5 });
+    await call('PutShadow', { name: 'r', candidate_json: '' });
+    assert.deepEqual(put.res, { status: 'created', name: 'r', candidate_version: '2', sample_rate: 5, since: 'T', warnings_json: '[{"kind":"w"}]' });
+    const get = await call('GetShadow', { name: 'r' });
+    assert.equal(get.res.examples_json, '[{"input":{"x":1},"from":"A","to":"B","at":"T"}]');
+    assert.deepEqual(get.res.transitions, [{ from: 'A', to: 'B', count: 2 }]);
+    assert.equal(get.res.disagreed, 2);
+    assert.deepEqual((await call('PromoteShadow', { name: 'r' })).res, {
+      status: 'promoted',
+      name: 'r',
+      from_version: '1',
+      to_version: '2',
+      warnings_json: '',
+    });
+    assert.deepEqual((await call('DeleteShadow', { name: 'r' })).res, {});
+    assert.deepEqual(calls, [
+      ['putShadow', 'r', { candidate: { a: 1 }, sample_rate: 5 }],
+      ['putShadow', 'r', {}],
+      ['getShadow', 'r'],
+      ['promoteShadow', 'r'],
+      ['deleteShadow', 'r'],
     ]);
   });
 

@@ -54,7 +54,9 @@ describe('GRPC_PERMISSIONS', () => {
       Health: 'public',
     });
     // Writes need write; tenant management and the sample rate change need admin.
-    for (const m of ['PutRuleset', 'DeleteRuleset', 'Rollback', 'PutData', 'DeleteData'] as const) assert.equal(GRPC_PERMISSIONS[m], 'write', m);
+    for (const m of ['PutRuleset', 'DeleteRuleset', 'Rollback', 'PutData', 'DeleteData', 'PutShadow', 'DeleteShadow', 'PromoteShadow'] as const) {
+      assert.equal(GRPC_PERMISSIONS[m], 'write', m);
+    }
     for (const m of ['SetAuditSampleRate', 'ListTenants', 'CreateTenant', 'GetTenant', 'UpdateTenant', 'DeleteTenant'] as const) {
       assert.equal(GRPC_PERMISSIONS[m], 'admin', m);
     }
