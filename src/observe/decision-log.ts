@@ -116,6 +116,17 @@ export function decisionFileName(ms: number): string {
 
 const DAY_MS = 86_400_000;
 
+/** The last timestamp text and its millisecond (records of one millisecond share it). */
+const lastStamp = { ms: Number.NaN, text: '' };
+
+function timestamp(ms: number): string {
+  if (ms !== lastStamp.ms) {
+    lastStamp.ms = ms;
+    lastStamp.text = new Date(ms).toISOString();
+  }
+  return lastStamp.text;
+}
+
 /**
  * The JSON line (without newline) of one entry, with masked copies of its input and output.
  * NOTE (speed): written as text in the field order of the record; the version's fields are
@@ -127,7 +138,7 @@ export function decisionLine(e: DecisionEntry): string {
   const input = mask.length === 0 ? e.input : maskCopy(e.input, mask);
   const output = mask.length === 0 || e.output === null ? e.output : maskCopy(e.output, mask);
   let line =
-    `{"decision_id":${JSON.stringify(e.id)},"timestamp":"${new Date(e.at).toISOString()}","tenant":${JSON.stringify(e.tenant)}${facts.fragment}` +
+    `{"decision_id":${JSON.stringify(e.id)},"timestamp":"${timestamp(e.at)}","tenant":${JSON.stringify(e.tenant)}${facts.fragment}` +
     `,"input":${JSON.stringify(input) ?? 'null'},"code":${JSON.stringify(e.code)},"output":${JSON.stringify(output) ?? 'null'}` +
     `,"path":${JSON.stringify(e.path)},"duration_us":${JSON.stringify(e.durationUs)},"principal":${JSON.stringify(e.principal)}`;
   if (e.error !== null) line += `,"error":${JSON.stringify(e.error)}`;
