@@ -299,10 +299,23 @@ export class RuleWatcher {
         this.options.logger.warn({ err: errorText(err) }, 'cannot scan the data files of the rules dir');
       }
     }
+    try {
+      for (const file of await scanShadowFiles(this.options.rulesDir)) {
+        const key = shadowKey(file.tenant, file.name);
+        onDisk.add(key);
+        if (file.mtimeMs >= since) this.batcher.add(key);
+      }
+    } catch (err) {
+      this.options.logger.warn({ err: errorText(err) }, 'cannot scan the shadow files of the rules dir');
+    }
     for (const entry of this.options.target.snapshot()) {
-      // Shadow runs are not watched (docs/changing-rules.md "Shadow runs"): read at start, synced by the broker.
-      if (entry.kind === 'tenant.put' || entry.kind === 'shadow.put') continue;
-      const key = entry.kind === 'data.put' ? dataKey(entry.record.tenant, entry.record.name) : ruleKey(entry.record.tenant, entry.record.name);
+      if (entry.kind === 'tenant.put') continue;
+      const key =
+        entry.kind === 'data.put'
+          ? dataKey(entry.record.tenant, entry.record.name)
+          : entry.kind === 'shadow.put'
+            ? shadowKey(entry.record.tenant, entry.record.name)
+            : ruleKey(entry.record.tenant, entry.record.name);
       if (!onDisk.has(key)) this.batcher.add(key);
     }
   }
