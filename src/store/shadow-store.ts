@@ -7,12 +7,12 @@
  * <dir>/tenants/<id>/shadows/<name>.json     the same for any other tenant
  * ```
  *
- * holding `{candidate, sample_rate, since}` (./shadow-record.ts). The rule file scan and the
- * watcher ignore these directories (no rule extension). Every file is written with the one atomic
+ * holding `{candidate, sample_rate, since}` (./shadow-record.ts). The rule file scan ignores these
+ * directories (no rule extension); the watcher reads them (./rule-paths.ts, src/sync/watcher.ts). Every file is written with the one atomic
  * writer before memory changes and read back at start (`load`); writes are serialized. Every
  * applied change is emitted on the one change stream (`shadow.put` / `shadow.delete`, ./change.ts).
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isValidRulesetName } from '../ruleset/model.js';
 import { atomicWrite, fsyncDir, isTempFileName } from './atomic-write.js';
@@ -32,6 +32,33 @@ export const SHADOWS_DIR = 'shadows';
 export function shadowPath(rulesDir: string, tenant: string, name: string): string {
   if (!isValidRulesetName(name)) throw new Error(`invalid ruleset name: ${JSON.stringify(String(name))}`);
   return join(tenantDir(rulesDir, tenant), SHADOWS_DIR, `${name}.json`);
+}
+
+/** The name of the shadow a file name holds (`<name>.json`), or undefined. */
+export function shadowNameOf(fileName: string): string | undefined {
+  if (fileName.startsWith('.') || isTempFileName(fileName) || !fileName.endsWith('.json')) return undefined;
+  const name = fileName.slice(0, -5);
+  return isValidRulesetName(name) ? name : undefined;
+}
+
+/** The shadow files of the rules dir (for the watcher's start-up re-check), with their mtimes. */
+export async function scanShadowFiles(rulesDir: string): Promise<{ tenant: string; name: string; mtimeMs: number }[]> {
+  const out: { tenant: string; name: string; mtimeMs: number }[] = [];
+  const tenants = (await names(join(rulesDir, TENANTS_DIR))).filter((t) => isValidRulesetName(t) && t !== DEFAULT_TENANT);
+  for (const tenant of [DEFAULT_TENANT, ...tenants]) {
+    const sdir = join(tenantDir(rulesDir, tenant), SHADOWS_DIR);
+    for (const file of await names(sdir)) {
+      const name = shadowNameOf(file);
+      if (name === undefined) continue;
+      try {
+        const st = await stat(join(sdir, file));
+        if (st.isFile()) out.push({ tenant, name, mtimeMs: st.mtimeMs });
+      } catch {
+        // gone in between
+      }
+    }
+  }
+  return out;
 }
 
 /** The shadows of every tenant. */

@@ -15,10 +15,15 @@
  * the façade, which checks `--max-data-bytes`. A file that is not JSON or too large is logged
  * and skipped; a file holding exactly what this instance last wrote there is its own write
  * (the data store's `isOwnWrite`) and is not reloaded.
+ *
+ * Shadow files (`shadows/<name>.json`, `tenants/<id>/shadows/<name>.json`) likewise, as
+ * `shadow.put` / `shadow.delete` (`reconcileShadow`).
  */
 import { readFile } from 'node:fs/promises';
 import { dataFilePath, readDataFile } from '../store/data-files.js';
 import { dataVersionOf } from '../store/data-record.js';
+import { parseShadowValue, shadowRecord } from '../store/shadow-record.js';
+import { shadowPath } from '../store/shadow-store.js';
 import type { RuleFiles } from '../store/types.js';
 import { errorText } from './broker-link.js';
 import type { SyncTarget } from './sync-types.js';
@@ -36,6 +41,11 @@ export interface ReconcileCounts {
   data_removed: number;
   data_own: number;
   data_failed: number;
+  /** The same for shadow files. */
+  shadow_applied: number;
+  shadow_removed: number;
+  shadow_own: number;
+  shadow_failed: number;
 }
 
 /** Reconciles rules of the rules dir with memory (see the module comment). */
@@ -49,7 +59,21 @@ export class FileReconciler {
 
   /** New zeroed counters. */
   static counts(): ReconcileCounts {
-    return { applied: 0, removed: 0, unchanged: 0, own: 0, failed: 0, data_applied: 0, data_removed: 0, data_own: 0, data_failed: 0 };
+    return {
+      applied: 0,
+      removed: 0,
+      unchanged: 0,
+      own: 0,
+      failed: 0,
+      data_applied: 0,
+      data_removed: 0,
+      data_own: 0,
+      data_failed: 0,
+      shadow_applied: 0,
+      shadow_removed: 0,
+      shadow_own: 0,
+      shadow_failed: 0,
+    };
   }
 
   /** Brings the rule `(tenant, name)` in memory in line with its files; adds to `counts`. */
@@ -119,6 +143,59 @@ export class FileReconciler {
       this.logger.info({ tenant, name, path, version: this.target.currentData(tenant, name)?.version }, 'dataset reloaded from file');
     } else if (outcome === 'unchanged') counts.unchanged++;
     else counts.data_failed++; // the façade logged why (size, name)
+  }
+
+  /**
+   * Brings the shadow run of `(tenant, name)` in memory in line with its file: a `shadow.put`
+   * through the façade (which compiles the candidate), or a `shadow.delete` when the file is
+   * gone. A file that is not a valid shadow is logged and skipped; a file holding the version in
+   * memory (this instance's own write) is not reapplied.
+   */
+  async reconcileShadow(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+    const path = shadowPath(this.rulesDir, tenant, name);
+    let text: string | undefined;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    if (text === undefined) {
+      const outcome = await this.target.applyChange({ kind: 'shadow.delete', tenant, name }, 'watch', false);
+      if (outcome === 'applied') {
+        counts.shadow_removed++;
+        this.logger.info({ tenant, name }, 'shadow removed: its file is gone');
+      } else counts.unchanged++;
+      return;
+    }
+    let version: string;
+    let value: unknown;
+    try {
+      value = JSON.parse(text) as unknown;
+      const v = parseShadowValue(value);
+      version = shadowRecord(tenant, name, v.candidate, v.sampleRate, v.since).version;
+    } catch (err) {
+      counts.shadow_failed++;
+      const serving = this.target.currentShadow(tenant, name)?.version ?? null;
+      this.logger.warn({ path, err: errorText(err), serving_version: serving }, 'shadow file skipped; the loaded version keeps serving');
+      return;
+    }
+    if (this.target.currentShadow(tenant, name)?.version === version) {
+      counts.shadow_own++;
+      return;
+    }
+    const outcome = await this.target.applyChange({ kind: 'shadow.put', tenant, name, value }, 'watch', false);
+    if (outcome === 'applied') {
+      counts.shadow_applied++;
+      this.logger.info({ tenant, name, path, version }, 'shadow reloaded from file');
+    } else if (outcome === 'unchanged') counts.unchanged++;
+    else counts.shadow_failed++; // the façade logged why
+  }
+
+  /** Every shadow of a tenant that is in memory (for a removed tenant or shadows directory). */
+  shadowsInMemory(tenant: string): string[] {
+    const names: string[] = [];
+    for (const entry of this.target.snapshot()) if (entry.kind === 'shadow.put' && entry.record.tenant === tenant) names.push(entry.record.name);
+    return names;
   }
 
   /** Every dataset of a tenant that is in memory (for a removed tenant or data directory). */

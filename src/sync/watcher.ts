@@ -14,7 +14,9 @@
  *
  * Data files (`data/<name>.json`, `tenants/<id>/data/<name>.json`: reference data) are watched
  * when the target synchronizes datasets, batched with the rules and applied by the same
- * reconciler (`reconcileData`, docs/data-sync.md).
+ * reconciler (`reconcileData`, docs/data-sync.md). Shadow files (`shadows/<name>.json`,
+ * `tenants/<id>/shadows/<name>.json`: shadow runs) are always watched, the same way
+ * (`reconcileShadow`: `shadow.put` on add or change, `shadow.delete` on unlink).
  *
  * New directories (`tenants/`, `tenants/<id>/`): chokidar reads a new directory and only then
  * watches it, so a file that lands in between (the store's first write to a new tenant:
@@ -24,6 +26,7 @@
  * there; a new data directory is re-read the same way.
  */
 import { scanDataFiles } from '../store/data-files.js';
+import { scanShadowFiles } from '../store/shadow-store.js';
 import { classifyRulePath, isIgnoredPath } from '../store/rule-paths.js';
 import { DEFAULT_TENANT, type RuleFiles } from '../store/types.js';
 import { Batcher } from './batcher.js';
@@ -76,6 +79,8 @@ export interface WatcherStatus {
   readonly failed: number;
   /** The same counts for data files (only when datasets are synchronized). */
   readonly data?: { readonly reloaded: number; readonly removed: number; readonly own_writes_skipped: number; readonly failed: number };
+  /** The same counts for shadow files. */
+  readonly shadows: { readonly reloaded: number; readonly removed: number; readonly own_writes_skipped: number; readonly failed: number };
   readonly last_reload_at: string | null;
 }
 
@@ -86,6 +91,10 @@ const DIR_KEY = '\u0000dir\u0000';
 const DATA_KEY = '\u0000data\u0000';
 /** Prefix of the keys of new data directories to re-read (`dataDirKey`). */
 const DATA_DIR_KEY = '\u0000datadir\u0000';
+/** Prefix of the keys of shadow files (`shadowKey`). */
+const SHADOW_KEY = '\u0000shadow\u0000';
+/** Prefix of the keys of new shadows directories to re-read (`shadowDirKey`). */
+const SHADOW_DIR_KEY = '\u0000shadowdir\u0000';
 
 /** The rules-dir watcher (see the module comment). */
 export class RuleWatcher {
@@ -144,6 +153,12 @@ export class RuleWatcher {
             },
           }
         : {}),
+      shadows: {
+        reloaded: this.totals.shadow_applied,
+        removed: this.totals.shadow_removed,
+        own_writes_skipped: this.totals.shadow_own,
+        failed: this.totals.shadow_failed,
+      },
       last_reload_at: this.lastReloadAt === null ? null : new Date(this.lastReloadAt).toISOString(),
     };
   }
@@ -232,7 +247,15 @@ export class RuleWatcher {
         else if (event === 'unlinkDir') {
           for (const name of this.reconciler.namesInMemory(what.tenant)) this.batcher.add(ruleKey(what.tenant, name));
           for (const name of this.reconciler.dataInMemory(what.tenant)) this.batcher.add(dataKey(what.tenant, name));
+          for (const name of this.reconciler.shadowsInMemory(what.tenant)) this.batcher.add(shadowKey(what.tenant, name));
         }
+        return;
+      case 'shadow':
+        this.batcher.add(shadowKey(what.tenant, what.name));
+        return;
+      case 'shadow-dir':
+        if (event === 'addDir') this.batcher.add(shadowDirKey(what.tenant));
+        else if (event === 'unlinkDir') for (const name of this.reconciler.shadowsInMemory(what.tenant)) this.batcher.add(shadowKey(what.tenant, name));
         return;
       case 'data':
         if (this.options.target.syncsData) this.batcher.add(dataKey(what.tenant, what.name));
@@ -276,10 +299,23 @@ export class RuleWatcher {
         this.options.logger.warn({ err: errorText(err) }, 'cannot scan the data files of the rules dir');
       }
     }
+    try {
+      for (const file of await scanShadowFiles(this.options.rulesDir)) {
+        const key = shadowKey(file.tenant, file.name);
+        onDisk.add(key);
+        if (file.mtimeMs >= since) this.batcher.add(key);
+      }
+    } catch (err) {
+      this.options.logger.warn({ err: errorText(err) }, 'cannot scan the shadow files of the rules dir');
+    }
     for (const entry of this.options.target.snapshot()) {
-      // Shadow runs are not watched (docs/changing-rules.md "Shadow runs"): read at start, synced by the broker.
-      if (entry.kind === 'tenant.put' || entry.kind === 'shadow.put') continue;
-      const key = entry.kind === 'data.put' ? dataKey(entry.record.tenant, entry.record.name) : ruleKey(entry.record.tenant, entry.record.name);
+      if (entry.kind === 'tenant.put') continue;
+      const key =
+        entry.kind === 'data.put'
+          ? dataKey(entry.record.tenant, entry.record.name)
+          : entry.kind === 'shadow.put'
+            ? shadowKey(entry.record.tenant, entry.record.name)
+            : ruleKey(entry.record.tenant, entry.record.name);
       if (!onDisk.has(key)) this.batcher.add(key);
     }
   }
@@ -294,20 +330,33 @@ export class RuleWatcher {
         continue;
       }
       const data = key.startsWith(DATA_KEY);
-      const [tenant, name] = (data ? key.slice(DATA_KEY.length) : key).split('\u0000') as [string, string];
+      const shadow = key.startsWith(SHADOW_KEY);
+      const [tenant, name] = (data ? key.slice(DATA_KEY.length) : shadow ? key.slice(SHADOW_KEY.length) : key).split('\u0000') as [string, string];
       try {
         if (data) await this.reconciler.reconcileData(tenant, name, counts);
+        else if (shadow) await this.reconciler.reconcileShadow(tenant, name, counts);
         else await this.reconciler.reconcile(tenant, name, counts);
       } catch (err) {
         if (data) counts.data_failed++;
+        else if (shadow) counts.shadow_failed++;
         else counts.failed++;
-        this.options.logger.warn({ tenant, name, err: errorText(err) }, data ? 'data file reload failed' : 'rule reload failed');
+        const what = data ? 'data file reload failed' : shadow ? 'shadow file reload failed' : 'rule reload failed';
+        this.options.logger.warn({ tenant, name, err: errorText(err) }, what);
       }
     }
     this.batches++;
     for (const k of Object.keys(counts) as Array<keyof typeof counts>) this.totals[k] += counts[k];
     this.lastReloadAt = this.clock.now();
-    const changed = counts.applied + counts.removed + counts.failed + counts.data_applied + counts.data_removed + counts.data_failed;
+    const changed =
+      counts.applied +
+      counts.removed +
+      counts.failed +
+      counts.data_applied +
+      counts.data_removed +
+      counts.data_failed +
+      counts.shadow_applied +
+      counts.shadow_removed +
+      counts.shadow_failed;
     const log = changed > 0 ? this.options.logger.info : this.options.logger.debug;
     log.call(this.options.logger, { batch: batch.size, ...counts }, 'rule files reloaded');
   }
@@ -319,7 +368,8 @@ export class RuleWatcher {
   private async expandDirs(queued: ReadonlySet<string>): Promise<ReadonlySet<string>> {
     const dirs = [...queued].filter((key) => key.startsWith(DIR_KEY));
     const dataDirs = [...queued].filter((key) => key.startsWith(DATA_DIR_KEY));
-    if (dirs.length === 0 && dataDirs.length === 0) return queued;
+    const shadowDirs = [...queued].filter((key) => key.startsWith(SHADOW_DIR_KEY));
+    if (dirs.length === 0 && dataDirs.length === 0 && shadowDirs.length === 0) return queued;
     const all = dirs.includes(dirKey(''));
     const tenants = new Set(dirs.map((key) => key.slice(DIR_KEY.length)));
     const found: string[] = [];
@@ -344,9 +394,19 @@ export class RuleWatcher {
         this.options.logger.warn({ err: errorText(err) }, 'cannot scan the data files of the rules dir');
       }
     }
+    // Shadows directories of new tenant directories, and new shadows directories.
+    const shadowTenants = new Set(shadowDirs.map((key) => key.slice(SHADOW_DIR_KEY.length)));
+    try {
+      for (const file of await scanShadowFiles(this.options.rulesDir)) {
+        const inNewTenant = file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant));
+        if (inNewTenant || shadowTenants.has(file.tenant)) found.push(shadowKey(file.tenant, file.name));
+      }
+    } catch (err) {
+      this.options.logger.warn({ err: errorText(err) }, 'cannot scan the shadow files of the rules dir');
+    }
     const out = new Set<string>();
     for (const key of queued) {
-      if (!key.startsWith(DIR_KEY) && !key.startsWith(DATA_DIR_KEY)) out.add(key);
+      if (!key.startsWith(DIR_KEY) && !key.startsWith(DATA_DIR_KEY) && !key.startsWith(SHADOW_DIR_KEY)) out.add(key);
     }
     for (const key of found) out.add(key);
     return out;
@@ -369,6 +429,16 @@ function ruleKey(tenant: string, name: string): string {
 /** Key of a data file. */
 function dataKey(tenant: string, name: string): string {
   return `${DATA_KEY}${tenant}\u0000${name}`;
+}
+
+/** Key of a shadow file. */
+function shadowKey(tenant: string, name: string): string {
+  return `${SHADOW_KEY}${tenant}\u0000${name}`;
+}
+
+/** Key of a new shadows directory of a tenant to re-read. */
+function shadowDirKey(tenant: string): string {
+  return `${SHADOW_DIR_KEY}${tenant}`;
 }
 
 /** Key of a new data directory of a tenant to re-read. */

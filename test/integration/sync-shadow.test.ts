@@ -7,7 +7,7 @@
  * there (`RulePut`, then `ShadowDeleted`); delete ends it everywhere.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { http, type ServerProcess } from '../helpers/server-process.js';
@@ -115,5 +115,49 @@ describe('shadow runs through the broker', () => {
     for (const r of [r1, r2]) await waitFor('the shadow on the reader', async () => (await shadowOn(r.url)).status === 200);
     assert.equal((await http(writer.url, 'DELETE', `${API}/rulesets/pricing/shadow`)).status, 204);
     for (const r of [r1, r2]) await waitFor('the shadow gone from the reader', async () => (await shadowOn(r.url)).status === 404);
+  });
+});
+
+describe('shadow runs through a shared rules dir (file watcher, no broker)', () => {
+  const cluster = new SyncCluster();
+  let dir: string;
+  let writer: ServerProcess;
+  let reader: ServerProcess;
+
+  before(async () => {
+    dir = cluster.dir('svc-shadow-shared-');
+    writer = await cluster.start(['--role', 'writer', '--rules-dir', dir, '--watch-rules']);
+    reader = await cluster.start(['--role', 'reader', '--rules-dir', dir, '--watch-rules', '--writer-addr', writer.url]);
+    await Promise.all([writer, reader].map((p) => p.waitForLog((l) => l['msg'] === 'rule watcher ready')));
+    assert.equal((await http(writer.url, 'POST', `${API}/rulesets`, LIVE)).status, 200);
+    await waitFor('the ruleset on the reader', async () => (await exec(reader.url).catch(() => '')) === 'OLD', 10_000);
+  });
+  after(() => cluster.dispose());
+
+  it('a shadow put on the writer shadows the reader’s traffic; DELETE ends it there; the writer skips its own file', async () => {
+    const put = await http(writer.url, 'PUT', `${API}/rulesets/pricing/shadow`, { candidate: CANDIDATE, sample_rate: 100 });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    await waitFor('the shadow on the reader', async () => (await shadowOn(reader.url)).status === 200, 10_000);
+    for (let i = 0; i < 2; i++) assert.equal(await exec(reader.url), 'OLD', 'the live answer is unchanged');
+    await waitFor('the reader runs the candidate', async () => (await shadowOn(reader.url)).body.executed > 0, 10_000);
+    assert.ok(logsWith(reader, 'shadow reloaded from file').length >= 1);
+    assert.equal((await http(writer.url, 'DELETE', `${API}/rulesets/pricing/shadow`)).status, 204);
+    await waitFor('the shadow ends on the reader', async () => (await shadowOn(reader.url)).status === 404, 10_000);
+    assert.equal(await exec(reader.url), 'OLD');
+    const w = (await http(writer.url, 'GET', '/health')).body.sync.watcher;
+    assert.ok(w.shadows.own_writes_skipped >= 1, `the writer does not reload its own shadow writes: ${JSON.stringify(w)}`);
+    assert.equal(w.shadows.reloaded, 0);
+  });
+
+  it('a broken shadow file is logged and skipped; the loaded shadow keeps running', async () => {
+    assert.equal((await http(writer.url, 'PUT', `${API}/rulesets/pricing/shadow`, { candidate: CANDIDATE, sample_rate: 100 })).status, 200);
+    await waitFor('the shadow on the reader', async () => (await shadowOn(reader.url)).status === 200, 10_000);
+    writeFileSync(join(dir, 'shadows', 'pricing.json'), '{"candidate": ');
+    await waitFor(
+      'the warning',
+      () => logsWith(reader, 'shadow file skipped; the loaded version keeps serving').some((l) => String(l['path']).endsWith('pricing.json')),
+      10_000,
+    );
+    assert.equal((await shadowOn(reader.url)).status, 200);
   });
 });

@@ -40,4 +40,21 @@ describe('rule paths seen by the watcher', () => {
     assert.equal(isIgnoredPath(dir, at('tenants')), false);
     assert.equal(isIgnoredPath(dir, at('tenants', 'acme', 'r.json')), false);
   });
+
+  it('maps shadow files and shadows directories of every tenant, and keeps them watched', () => {
+    assert.deepEqual(classifyRulePath(dir, at('shadows', 'pricing.json')), { kind: 'shadow', tenant: 'default', name: 'pricing' });
+    assert.deepEqual(classifyRulePath(dir, at('tenants', 'acme', 'shadows', 'r.json')), { kind: 'shadow', tenant: 'acme', name: 'r' });
+    assert.deepEqual(classifyRulePath(dir, at('shadows')), { kind: 'shadow-dir', tenant: 'default' });
+    assert.deepEqual(classifyRulePath(dir, at('tenants', 'acme', 'shadows')), { kind: 'shadow-dir', tenant: 'acme' });
+    for (const p of [
+      at('shadows', 'r.yaml'),
+      at('shadows', '.r.json.1.tmp'),
+      at('shadows', 'x', 'r.json'),
+      at('tenants', 'acme', 'shadows', 'bad name.json'),
+    ]) {
+      assert.equal(classifyRulePath(dir, p).kind, 'other', p);
+    }
+    assert.equal(isIgnoredPath(dir, at('tenants', 'acme', 'shadows', 'r.json')), false);
+    assert.equal(isIgnoredPath(dir, at('tenants', 'acme', 'other', 'r.json')), true);
+  });
 });
