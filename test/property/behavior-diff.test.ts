@@ -23,6 +23,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { behaviouralDiff, type BehaviouralDiff } from '../../src/change/index.js';
 import type { JsonValue } from '../../src/expr/ast.js';
+import { setDataSnapshot } from '../../src/expr/data-ref.js';
+import { setRequestNow } from '../../src/expr/dates.js';
+import { parseFilterRequest } from '../../src/filter/index.js';
 import { compileRuleset, execute, ExecutionError, type CompiledRuleset, type RulesetDoc } from '../../src/ruleset/index.js';
 import { MUTATIONS, disjointCase, mutate } from '../helpers/change/mutate.js';
 import { FIELDS, Rng, generateCase, generateRows, setPath } from '../helpers/filter/gen-case.js';
@@ -84,9 +87,25 @@ function describe(seed: number, kind: string, note: string, from: RulesetDoc, to
   ].join('\n');
 }
 
-/** Checks one random pair; returns a failure text or null. */
+/**
+ * Checks one random pair; returns a failure text or null. The generated case's datasets (`@ref`)
+ * and request `now` are given to the diff and set for every execution of both versions, as the
+ * service does (the diff folds them like known input).
+ */
 function checkPair(seed: number, stats: Stats): string | null {
   const c = generateCase(seed);
+  const now = c.now === null ? null : (parseFilterRequest({ known_input: {}, target_results: ['x'], now: c.now }).now ?? null);
+  setDataSnapshot(c.data);
+  setRequestNow(now);
+  try {
+    return checkCase(seed, stats, c, now);
+  } finally {
+    setDataSnapshot(null);
+    setRequestNow(null);
+  }
+}
+
+function checkCase(seed: number, stats: Stats, c: ReturnType<typeof generateCase>, now: string | null): string | null {
   const rng = new Rng(seed ^ 0x2545f491);
   // A path below another field (`age.sub`) is a column of its own for the diff (nothing is
   // known), which a strict ruleset fails to read: the filter's documented assumption (an unknown
@@ -108,7 +127,10 @@ function checkPair(seed: number, stats: Stats): string | null {
   }
   stats.cases++;
   stats.byKind[m.kind] = (stats.byKind[m.kind] ?? 0) + 1;
-  const answer = behaviouralDiff(from, to);
+  const answer = behaviouralDiff(from, to, { ...(c.data !== null ? { data: c.data } : {}), ...(now !== null ? { now } : {}) });
+  // The diff sets (and clears) the execution's datasets and time itself: set them again for the truth.
+  setDataSnapshot(c.data);
+  setRequestNow(now);
   const sure = answer.exact && !answer.truncated;
   if (sure) stats.exact++;
   if (answer.equivalent) stats.equivalent++;
