@@ -246,8 +246,8 @@ function endsInNoMatch(compiled: CompiledRuleset, input: Input, stepId: string):
   }
 }
 
-/** Input paths an expression reads. */
-function collectPaths(n: Node, out: Set<string>): void {
+/** Input paths an expression reads (rendered: `user.age`), added to `out`. */
+export function collectPaths(n: Node, out: Set<string>): void {
   switch (n.kind) {
     case 'path':
       if (n.scope === 'input') out.add(renderPath(n));

@@ -4,9 +4,9 @@
  * and kept only when executing both versions on it gives the region's two codes.
  */
 import type { CalleeResolver } from '../filter/index.js';
+import { collectPaths } from '../analysis/analyze.js';
 import { inputFor, setPath, type Input } from '../analysis/witness.js';
-import type { JsonValue, Node } from '../expr/ast.js';
-import { renderPath } from '../expr/index.js';
+import type { JsonValue } from '../expr/ast.js';
 import type { Path } from '../filter/simplify.js';
 import { ExecutionError, execute, stepExpressions, type CompiledRuleset } from '../ruleset/index.js';
 import { moreLeaves, type PairRegion } from './pairs.js';
@@ -96,34 +96,5 @@ export class WitnessSearch {
       for (const f of this.fields) setPath(input, f, v, true);
       yield input;
     }
-  }
-}
-
-/** Input paths an expression reads. */
-function collectPaths(n: Node, out: Set<string>): void {
-  switch (n.kind) {
-    case 'path':
-      if (n.scope === 'input') out.add(renderPath(n));
-      return;
-    case 'literal':
-      return;
-    case 'array':
-      for (const i of n.items) collectPaths(i, out);
-      return;
-    case 'unary':
-      collectPaths(n.operand, out);
-      return;
-    case 'binary':
-      collectPaths(n.left, out);
-      collectPaths(n.right, out);
-      return;
-    case 'if':
-      collectPaths(n.cond, out);
-      collectPaths(n.then, out);
-      collectPaths(n.else, out);
-      return;
-    case 'call':
-      for (const x of n.args) collectPaths(x, out);
-      return;
   }
 }
