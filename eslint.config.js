@@ -10,7 +10,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'bench/node_modules/', 'bench/results/', 'coverage/', '.tmp/'] },
+  { ignores: ['dist/', 'client/dist/', 'node_modules/', 'bench/node_modules/', 'bench/results/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
