@@ -76,7 +76,7 @@ export const DEFAULT_RETRY: Required<RetryOptions> = { retries: 3, baseDelayMs: 
 export async function send(settings: TransportSettings, call: Call, options: CallOptions = {}): Promise<Answer> {
   const { method, path } = call;
   const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
-  const retry = retrySettings(options.retry ?? call.retry ?? settings.retry);
+  const retry = callRetry(settings.retry, call.retry, options.retry);
   const signal = options.signal;
   const controller = new AbortController();
   let why: 'timeout' | 'aborted' | null = null;
@@ -125,6 +125,16 @@ export async function send(settings: TransportSettings, call: Call, options: Cal
     if (timer !== undefined) clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * The retry settings of one call: the call's option over the client's settings (field by
+ * field), else the method's default (`false` for the health probes), else the client's.
+ */
+function callRetry(client: Required<RetryOptions> | false, method: false | undefined, call: RetryOptions | false | undefined): Required<RetryOptions> | false {
+  if (call === false) return false;
+  if (call !== undefined) return { ...(client === false ? DEFAULT_RETRY : client), ...call };
+  return method === false ? false : client;
 }
 
 /** Retry settings with the defaults filled in. */

@@ -185,6 +185,14 @@ describe('svc-client retries, timeout and abort against a scripted node:http ser
     const err = await rejects(() => client.getTenant('a'), SvcError);
     assert.equal(err.code, 'NOT_READY');
     assert.equal(seen.length, 3);
+
+    // A call's retry fields replace the client's one by one (here `retries: 2` stays).
+    play(json503, json503, json503, json503);
+    await rejects(() => client.getTenant('a', { retry: { baseDelayMs: 2 } }), SvcError);
+    assert.equal(seen.length, 3);
+    play(json503, json503);
+    await rejects(() => client.getTenant('a', { retry: false }), SvcError);
+    assert.equal(seen.length, 1);
   });
 
   it('health probes are not retried by default (they report the state now); a call may ask for it', async () => {
