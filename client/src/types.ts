@@ -497,13 +497,20 @@ export interface LiveInfo {
   status: 'alive';
 }
 
+/** One step of the debug view: its document fields, each expression with its parsed form. */
+export interface DebugStep {
+  id: string;
+  name: string;
+  type: 'decision' | 'action' | 'terminal' | 'table' | 'call' | (string & {});
+  [field: string]: unknown;
+}
+
 /** Answer of `debugRuleset` (`--debug-mode`): the compiled view of a ruleset. */
 export interface DebugRuleset {
   name: string;
   version: string;
   description: string | null;
   entry_step: string;
-  field_missing: 'lenient' | 'strict';
-  steps: JsonObject[];
-  [extra: string]: unknown;
+  field_missing: string;
+  steps: DebugStep[];
 }
