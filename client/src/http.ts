@@ -70,7 +70,7 @@ export interface TransportSettings {
 }
 
 /** Default retry settings. */
-export const DEFAULT_RETRY: Required<RetryOptions> = { retries: 3, baseDelayMs: 100, maxDelayMs: 5000, maxRetryAfterMs: 30_000 };
+export const DEFAULT_RETRY: Readonly<Required<RetryOptions>> = Object.freeze({ retries: 3, baseDelayMs: 100, maxDelayMs: 5000, maxRetryAfterMs: 30_000 });
 
 /** Sends `call`, retrying as `retryWait` says; resolves to the 2xx answer or throws. */
 export async function send(settings: TransportSettings, call: Call, options: CallOptions = {}): Promise<Answer> {
