@@ -1,6 +1,6 @@
 /**
  * svc-client's retries, timeout and abort. 429: a real server with a tenant rate limit of one
- * request per second (`Retry-After: 1`). 503, the non-idempotent rule, exhausted retries,
+ * request per two seconds (`Retry-After: 2`). 503, the non-idempotent rule, exhausted retries,
  * timeouts and aborts: a local node:http server (a real socket) that answers from a script.
  */
 import assert from 'node:assert/strict';
@@ -23,13 +23,30 @@ async function rejects<T extends Error>(fn: () => Promise<unknown>, type: new (.
   return assert.fail('the call did not throw');
 }
 
-/** A fetch that records the status of every answer (the real fetch does the work). */
-function recordingFetch(statuses: number[]): typeof fetch {
+/** A fetch that records the status and `Retry-After` of every answer (the real fetch does the work). */
+function recordingFetch(answers: { status: number; retryAfter: string | null }[]): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);
-    statuses.push(res.status);
+    answers.push({ status: res.status, retryAfter: res.headers.get('retry-after') });
     return res;
   };
+}
+
+/**
+ * Empties tenant `slow`'s bucket: evaluations without retries until one is refused (the bucket
+ * refills at 0.5 tokens per second, so a few quick calls reach it whatever the machine's load).
+ */
+async function drain(url: string): Promise<SvcError> {
+  const client = new SvcClient({ baseUrl: url, tenant: 'slow', retry: false });
+  for (let i = 0; i < 10; i++) {
+    try {
+      await client.evaluate('1');
+    } catch (err) {
+      assert.ok(err instanceof SvcError, String(err));
+      return err;
+    }
+  }
+  return assert.fail('no 429 in 10 evaluations');
 }
 
 describe('svc-client retries on 429 from a real rate-limited server', () => {
@@ -39,7 +56,7 @@ describe('svc-client retries on 429 from a real rate-limited server', () => {
   before(async () => {
     server = await startServer(['--disable-grpc', '--multi-tenancy-enabled']);
     admin = new SvcClient({ baseUrl: server.url });
-    await admin.createTenant({ id: 'slow', qps_limit: 1, burst: 1 });
+    await admin.createTenant({ id: 'slow', qps_limit: 0.5, burst: 1 });
     await admin.putRuleset(DOC, { tenant: 'slow' });
   });
 
@@ -47,34 +64,38 @@ describe('svc-client retries on 429 from a real rate-limited server', () => {
     await server.stop();
   });
 
-  it('the second execution in a second is 429 with Retry-After; the client waits and succeeds', async () => {
-    const statuses: number[] = [];
-    const client = new SvcClient({ baseUrl: server.url, tenant: 'slow', fetch: recordingFetch(statuses) });
-    assert.equal((await client.execute('door', {})).code, 'OPEN');
+  it('an execution over the rate limit is 429 with Retry-After; the client waits that long and succeeds', async () => {
+    await drain(server.url);
+    const answers: { status: number; retryAfter: string | null }[] = [];
+    const client = new SvcClient({ baseUrl: server.url, tenant: 'slow', fetch: recordingFetch(answers) });
     const started = Date.now();
     assert.equal((await client.execute('door', {})).code, 'OPEN');
     const waited = Date.now() - started;
-    assert.deepEqual(statuses, [200, 429, 200]);
-    assert.ok(waited >= 950, `waited ${waited} ms: Retry-After is 1 s`);
-    assert.ok(waited < 5000, `waited ${waited} ms`);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [429, 200],
+    );
+    const retryAfterMs = Number(answers[0]!.retryAfter) * 1000;
+    assert.ok(retryAfterMs >= 1000, `Retry-After: ${answers[0]!.retryAfter}`);
+    assert.ok(waited >= retryAfterMs - 20, `waited ${waited} ms; Retry-After said ${retryAfterMs} ms`);
+    assert.ok(waited < retryAfterMs + 3000, `waited ${waited} ms`);
   });
 
   it('without retries the 429 is a typed error with retryAfterMs and retry_after_ms', async () => {
-    const client = new SvcClient({ baseUrl: server.url, tenant: 'slow', retry: false });
-    await new Promise((r) => setTimeout(r, 1100));
-    await client.evaluate('1');
-    const err = await rejects(() => client.evaluate('1'), SvcError);
-    assert.deepEqual([err.status, err.code, err.retryAfterMs], [429, 'RATE_LIMITED', 1000]);
-    assert.equal(typeof err.details.retry_after_ms, 'number');
+    const err = await drain(server.url);
+    assert.deepEqual([err.status, err.code], [429, 'RATE_LIMITED']);
+    const retryAfterMs = err.details.retry_after_ms;
+    assert.ok(typeof retryAfterMs === 'number' && retryAfterMs > 0 && retryAfterMs <= 2000, String(retryAfterMs));
+    assert.equal(err.retryAfterMs, Math.ceil(retryAfterMs / 1000) * 1000, 'the Retry-After header (whole seconds) is what the client reports');
     assert.match(err.message, /exceeded its rate limit/);
   });
 
   it('a batch larger than the burst (retry_after_ms: null) is not retried: waiting cannot help', async () => {
-    const statuses: number[] = [];
-    const client = new SvcClient({ baseUrl: server.url, tenant: 'slow', fetch: recordingFetch(statuses) });
+    const answers: { status: number; retryAfter: string | null }[] = [];
+    const client = new SvcClient({ baseUrl: server.url, tenant: 'slow', fetch: recordingFetch(answers) });
     const err = await rejects(() => client.executeBatch('door', [{}, {}]), SvcError);
     assert.deepEqual([err.status, err.code, err.details.retry_after_ms, err.retryAfterMs], [429, 'RATE_LIMITED', null, null]);
-    assert.deepEqual(statuses, [429]);
+    assert.deepEqual(answers, [{ status: 429, retryAfter: null }]);
   });
 });
 
@@ -168,11 +189,11 @@ describe('svc-client retries, timeout and abort against a scripted node:http ser
   });
 
   it('Retry-After as an HTTP date; and one over maxRetryAfterMs fails at once', async () => {
-    play({ status: 503, headers: { 'retry-after': new Date(Date.now() + 1500).toUTCString() } }, { status: 200, body: '{"status":"alive"}' });
+    play({ status: 503, headers: { 'retry-after': new Date(Date.now() + 2500).toUTCString() } }, { status: 200, body: '{"status":"alive"}' });
     const client = new SvcClient({ baseUrl: url, retry: { maxRetryAfterMs: 60_000 } });
     const started = Date.now();
     assert.deepEqual(await client.getAuditSampleRate(), { status: 'alive' });
-    assert.ok(Date.now() - started >= 400, 'waited for the date (whole seconds of the HTTP date)');
+    assert.ok(Date.now() - started >= 1000, 'waited for the date (1.5-2.5 s ahead: an HTTP date has whole seconds)');
 
     play({ status: 503, headers: { 'retry-after': '120' } }, ok);
     const err = await rejects(() => client.getAuditSampleRate(), SvcError);
@@ -243,11 +264,11 @@ describe('svc-client retries, timeout and abort against a scripted node:http ser
 
   it('the timeout covers the retries: a Retry-After past the deadline fails at once with the answer', async () => {
     play({ status: 503, headers: { 'retry-after': '5' }, body: json503.body }, ok);
-    const client = new SvcClient({ baseUrl: url, timeoutMs: 1000 });
+    const client = new SvcClient({ baseUrl: url, timeoutMs: 3000 });
     const started = Date.now();
     const err = await rejects(() => client.listRulesets(), SvcError);
     assert.equal(err.status, 503);
-    assert.ok(Date.now() - started < 900);
+    assert.ok(Date.now() - started < 2500, 'thrown at once, not after waiting');
     assert.equal(seen.length, 1);
   });
 
