@@ -181,7 +181,12 @@ describe('svc-client against a real server', () => {
     const put = await client.putShadow('loan', ALWAYS, 100);
     assert.deepEqual([put.status, put.candidate_version, put.sample_rate], ['created', '2.0.0', 100]);
     await client.execute('loan', { applicant: { age: 19 } });
-    const shadow = await client.getShadow('loan');
+    // The candidate runs after the live answer (deferred on the server): poll for its count.
+    let shadow = await client.getShadow('loan');
+    for (let i = 0; i < 100 && shadow.executed === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      shadow = await client.getShadow('loan');
+    }
     assert.deepEqual([shadow.live_version, shadow.counted_by, shadow.executed, shadow.disagreed], ['1.1.0', 'instance', 1, 1]);
     assert.deepEqual(shadow.transitions, [{ from: 'REJECTED', to: 'APPROVED', count: 1 }]);
     assert.deepEqual(await client.promoteShadow('loan'), { status: 'promoted', name: 'loan', from_version: '1.1.0', to_version: '2.0.0' });
