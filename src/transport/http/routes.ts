@@ -125,7 +125,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     id: 'testRuleset',
     method: 'POST',
     path: '/api/v1/rulesets/:name/test',
-    permission: 'execute',
+    permission: 'read',
     requestSchema: {
       type: 'object',
       description: 'empty (run the stored tests), or {"tests": [...]} to run against the stored version',
@@ -156,7 +156,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     id: 'impact',
     method: 'POST',
     path: '/api/v1/rulesets/:name/impact',
-    permission: 'execute',
+    permission: 'read',
     requestSchema: {
       type: 'object',
       properties: {

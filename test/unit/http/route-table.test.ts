@@ -27,7 +27,7 @@ const CONTRACT: Record<string, Permission> = {
   'GET /api/v1/rulesets/:name/analysis': 'read',
   'POST /api/v1/rulesets/:name/rollback': 'write',
   'POST /api/v1/rulesets/:name/filter': 'execute',
-  'POST /api/v1/rulesets/:name/test': 'execute',
+  'POST /api/v1/rulesets/:name/test': 'read',
   'POST /api/v1/execute/:name': 'execute',
   'POST /api/v1/execute/:name/batch': 'execute',
   'POST /api/v1/eval': 'execute',
@@ -50,13 +50,13 @@ const CONTRACT: Record<string, Permission> = {
   'GET /api/v1/data/:name': 'read',
   'PUT /api/v1/data/:name': 'write',
   'DELETE /api/v1/data/:name': 'write',
-  // Judging a change (EXTENSIONS.md 4): drafts and impact execute, the diff reads.
+  // Judging a change: drafts execute; the diff and impact read (they report on stored versions).
   'POST /api/v1/draft/validate': 'execute',
   'POST /api/v1/draft/execute': 'execute',
   'POST /api/v1/draft/filter': 'execute',
   'POST /api/v1/draft/test': 'execute',
   'POST /api/v1/rulesets/:name/diff': 'read',
-  'POST /api/v1/rulesets/:name/impact': 'execute',
+  'POST /api/v1/rulesets/:name/impact': 'read',
   // Shadow runs (EXTENSIONS.md 4): starting, promoting and ending one write, reading its counts reads.
   'PUT /api/v1/rulesets/:name/shadow': 'write',
   'GET /api/v1/rulesets/:name/shadow': 'read',
