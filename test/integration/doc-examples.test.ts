@@ -9,8 +9,8 @@
  *     line); the lines after a command, up to the next `$ ` line or a blank line, are its
  *     documented answer. After a blank line, lines starting with `# ` are comments.
  *   - plain layout (no `$ ` line): the whole block runs as one shell script, and the ```json
- *     block right after it (only blank lines between) holds the documented answers, one JSON
- *     value after the other. Without such a block the script only has to exit 0.
+ *     block (or plain ``` block, for text) right after it (only blank lines between) holds the
+ *     documented answers, one JSON value after the other. Without such a block the script only has to exit 0.
  * - `<!-- doctest: skip <reason> -->` before a block: not run, for the reason given (TLS files,
  *   a broker, another host...). Every fenced block holding a `curl` command carries one of the
  *   two markers; a block without one fails this test.
@@ -124,7 +124,7 @@ function readPage(file: string): Page {
       let j = i + 1;
       while (j < lines.length && lines[j]!.trim() === '') j++;
       let expected: string | undefined;
-      if (j < lines.length && /^\s*```json\s*$/.test(lines[j]!)) {
+      if (j < lines.length && /^\s*```(json)?\s*$/.test(lines[j]!)) {
         const out: string[] = [];
         for (j++; j < lines.length && !/^\s*```\s*$/.test(lines[j]!); j++) out.push(lines[j]!);
         expected = out.join('\n');
@@ -220,13 +220,17 @@ function jsonValues(text: string): unknown[] | undefined {
 /** Compares a documented JSON value with the actual one; returns the first difference or null. */
 function jsonDiff(expected: unknown, actual: unknown, path: string): string | null {
   if (expected === '...') return null;
-  const key = path.split('.').at(-1)!.replace(/\[\d+\]$/, '');
+  const key = path
+    .split('.')
+    .at(-1)!
+    .replace(/\[\d+\]$/, '');
   if (MASKED_KEYS.has(key)) return typeof expected === typeof actual ? null : `${path}: expected a ${typeof expected}, got ${JSON.stringify(actual)}`;
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${path}: expected an array, got ${JSON.stringify(actual)}`;
     const open = expected.at(-1) === '...' && expected.length > 0;
     const items = open ? expected.slice(0, -1) : expected;
-    if (open ? actual.length < items.length : actual.length !== items.length) return `${path}: expected ${items.length}${open ? ' or more' : ''} items, got ${actual.length}: ${JSON.stringify(actual)}`;
+    if (open ? actual.length < items.length : actual.length !== items.length)
+      return `${path}: expected ${items.length}${open ? ' or more' : ''} items, got ${actual.length}: ${JSON.stringify(actual)}`;
     for (let i = 0; i < items.length; i++) {
       const d = jsonDiff(items[i], actual[i], `${path}[${i}]`);
       if (d) return d;
@@ -377,7 +381,11 @@ describe('documented HTTP examples', () => {
       const analysis = (await (await fetch(`${base}/api/v1/rulesets/loan/analysis`)).json()) as { warnings: unknown[] };
       assert.deepEqual(analysis.warnings, []);
       // The changed version of examples/changes/ is valid and its tests pass too.
-      const v2 = await fetch(`${base}/api/v1/draft/test`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ruleset: JSON.parse(readFileSync(join(root, 'examples/changes/loan-v2.json'), 'utf8')) }) });
+      const v2 = await fetch(`${base}/api/v1/draft/test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ruleset: JSON.parse(readFileSync(join(root, 'examples/changes/loan-v2.json'), 'utf8')) }),
+      });
       const v2report = (await v2.json()) as { failed: number };
       assert.equal(v2report.failed, 0, JSON.stringify(v2report));
     } finally {
