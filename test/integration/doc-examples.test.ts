@@ -24,8 +24,8 @@
  *
  * Comparing: answers that parse as JSON are compared as JSON. In a documented answer `...`
  * stands for anything: a `"..."` value matches any value, a bare `...` as an array element or
- * an object member matches the rest of the array or object, and a `...` line of a text answer
- * matches any number of lines. Values that change from run to run (durations, uptimes,
+ * an object member matches the rest of the array or object, a `...` line of a text answer
+ * matches any number of lines and a `...` inside a line any text. Values that change from run to run (durations, uptimes,
  * timestamps, content hashes, decision ids) are compared by type only (`MASKED_KEYS`). Other
  * text answers are compared line by line.
  */
@@ -254,6 +254,16 @@ function jsonDiff(expected: unknown, actual: unknown, path: string): string | nu
   return Object.is(expected, actual) ? null : `${path}: documented ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
+/** One documented line against one answered line; `...` inside the line matches any text. */
+function lineMatches(expected: string, actual: string): boolean {
+  if (!expected.includes('...')) return expected === actual;
+  const pattern = expected
+    .split('...')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${pattern}$`).test(actual);
+}
+
 /** Compares text answers line by line; a `...` line matches any number of lines. */
 function textMatches(expected: string[], actual: string[]): boolean {
   if (expected.length === 0) return actual.length === 0;
@@ -261,7 +271,7 @@ function textMatches(expected: string[], actual: string[]): boolean {
     for (let skip = 0; skip <= actual.length; skip++) if (textMatches(expected.slice(1), actual.slice(skip))) return true;
     return false;
   }
-  return actual.length > 0 && expected[0]!.trimEnd() === actual[0]!.trimEnd() && textMatches(expected.slice(1), actual.slice(1));
+  return actual.length > 0 && lineMatches(expected[0]!.trimEnd(), actual[0]!.trimEnd()) && textMatches(expected.slice(1), actual.slice(1));
 }
 
 /** Checks an answer against its documentation; throws with the difference. */
@@ -360,6 +370,8 @@ describe('documented HTTP examples', () => {
     checkAnswer(ex('{"a":[1, ...],"duration_us":1}'), '{"a":[1,2,3],"duration_us":77}\n');
     checkAnswer(ex('{"a":"..."}\n[]'), '{"a":{"b":2}}\n[]\n');
     checkAnswer(ex('a\n...\nz'), 'a\nb\nc\nz\n');
+    checkAnswer(ex('sum{x="1"} ...'), 'sum{x="1"} 0.0042\n');
+    assert.throws(() => checkAnswer(ex('sum{x="1"} ...'), 'sum{x="2"} 0.0042\n'));
   });
 
   it('every example ruleset loads and its tests pass', async () => {
