@@ -64,6 +64,7 @@ const MASKED_KEYS = new Set([
   'updated_at',
   'since',
   'last_event_at',
+  'at',
 ]);
 
 /** One command of a prompt-layout block, or the whole script of a plain block. */
