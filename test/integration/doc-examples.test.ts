@@ -143,7 +143,7 @@ function promptExamples(body: string[], where: string): Example[] {
   for (let i = 0; i < body.length; i++) {
     if (!body[i]!.startsWith('$ ')) continue;
     let command = body[i]!.slice(2);
-    while (command.endsWith('\\') && i + 1 < body.length) command = `${command.slice(0, -1)}\n${body[++i]!}`;
+    while (command.endsWith('\\') && i + 1 < body.length) command = `${command}\n${body[++i]!}`;
     const answer: string[] = [];
     while (i + 1 < body.length && !body[i + 1]!.startsWith('$ ') && body[i + 1]!.trim() !== '') answer.push(body[++i]!);
     out.push({ where: `${where} \`${command.split('\n')[0]!.slice(0, 60)}\``, script: command, expected: answer.length > 0 ? answer.join('\n') : undefined });
