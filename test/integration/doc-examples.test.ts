@@ -361,6 +361,19 @@ describe('documented HTTP examples', () => {
     assert.ok(run > skipped * 2, `only ${run} examples run and ${skipped} blocks are skipped`);
   });
 
+  it('the pages stand alone: no references to files or issues a reader of the repository does not have', () => {
+    const found: string[] = [];
+    for (const file of DOCS) {
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (/SPEC\.md|SPEC rule|DECISIONS\.md|EXTENSIONS\.md|DEPENDENCIES\.md|\.\.\/shared\/|\bissue \d+/.test(line))
+            found.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    assert.deepEqual(found, []);
+  });
+
   it('the comparison of answers can fail', () => {
     const ex = (expected: string): Example => ({ where: 'self-check', script: '', expected });
     assert.throws(() => checkAnswer(ex('{"code":"APPROVE"}'), '{"code":"REVIEW"}\n'));
