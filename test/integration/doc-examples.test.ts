@@ -16,6 +16,9 @@
  *   two markers; a block without one fails this test.
  * - `<!-- doctest-server: <flags> -->` anywhere in a page: the flags its server starts with
  *   (default `--rules-dir examples/rules`).
+ * - `<!-- doctest-file: <name> -->` before a fenced block: the block's text is written to
+ *   `<name>` in the page's working dir before its examples run (a document the page shows and
+ *   then uploads with `-d @<name>`).
  *
  * Each page that has runnable blocks gets its own server (`node dist/bin/svc-server.js`, HTTP
  * on a free port, gRPC on another) in a fresh temp dir holding a copy of examples/, so pages do
@@ -31,7 +34,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -79,6 +82,8 @@ interface Page {
   readonly file: string;
   readonly flags: string;
   readonly examples: Example[];
+  /** Files the page's examples read: name → text. */
+  readonly files: Map<string, string>;
   /** Fenced blocks holding `curl` without a marker (`file:line`). */
   readonly unmarked: string[];
   readonly skipped: number;
@@ -86,6 +91,7 @@ interface Page {
 
 const MARK = /^<!--\s*doctest\s*-->$/;
 const SKIP = /^<!--\s*doctest:\s*skip\b\s*(.*?)\s*-->$/;
+const FILE = /^<!--\s*doctest-file:\s*([\w.-]+)\s*-->$/;
 const SERVER_FLAGS = /^<!--\s*doctest-server:\s*(.*?)\s*-->$/m;
 
 /** Reads a page's fenced blocks and its markers. */
@@ -94,6 +100,7 @@ function readPage(file: string): Page {
   const lines = text.split('\n');
   const examples: Example[] = [];
   const unmarked: string[] = [];
+  const files = new Map<string, string>();
   let skipped = 0;
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)```(\w*)\s*$/.exec(lines[i]!);
@@ -107,6 +114,11 @@ function readPage(file: string): Page {
     while (m >= 0 && lines[m]!.trim() === '') m--;
     const marker = m >= 0 ? lines[m]!.trim() : '';
     const where = `${file}:${start + 1}`;
+    const named = FILE.exec(marker);
+    if (named) {
+      files.set(named[1]!, `${body.join('\n')}\n`);
+      continue;
+    }
     const skip = SKIP.exec(marker);
     if (skip) {
       assert.ok(skip[1]!.length > 0, `${where}: a skipped example needs a reason: <!-- doctest: skip <reason> -->`);
@@ -134,7 +146,7 @@ function readPage(file: string): Page {
     }
   }
   const flags = SERVER_FLAGS.exec(text)?.[1] ?? DEFAULT_FLAGS;
-  return { file, flags, examples, unmarked, skipped };
+  return { file, flags, examples, files, unmarked, skipped };
 }
 
 /** Splits a prompt-layout block into commands and their documented answers. */
@@ -422,6 +434,7 @@ describe('documented HTTP examples', () => {
   for (const page of PAGES.filter((p) => p.examples.length > 0)) {
     it(`${page.file}: ${page.examples.length} examples answer as documented`, async () => {
       const cwd = workDir();
+      for (const [name, text] of page.files) writeFileSync(join(cwd, name), text);
       const server = await startServer(cwd, page.flags);
       try {
         for (const ex of page.examples) {
