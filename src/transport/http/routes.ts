@@ -33,6 +33,18 @@ const EXECUTE_BODY: SchemaNode = {
 /** The `ruleset` of a draft body. */
 const DRAFT_PROPERTIES: Readonly<Record<string, SchemaNode>> = { ruleset: { ...OBJECT, description: 'a ruleset document (not stored)' } };
 
+/** A filter request (docs/filter.md); optional fields that are null take their default. */
+const FILTER_PROPERTIES: Readonly<Record<string, SchemaNode>> = {
+  known_input: { ...OBJECT, description: 'the fields known at query time' },
+  target_results: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'result codes that count as a match' },
+  format: { enum: ['sql', 'json', 'mongo', null], description: 'default sql' },
+  field_mapping: { type: ['object', 'null'], additionalProperties: { type: 'string' }, description: 'rule field path -> column name' },
+  max_paths: { type: ['integer', 'null'], minimum: 0, description: 'paths collected before stopping (default 100; 0: unlimited)' },
+  now: { type: ['string', 'null'], description: 'the time now() reads (ISO 8601)' },
+};
+
+const FILTER_BODY: SchemaNode = { type: 'object', description: 'a filter request', properties: FILTER_PROPERTIES, required: ['known_input', 'target_results'] };
+
 const DRAFT_BODY: SchemaNode = { type: 'object', properties: DRAFT_PROPERTIES, required: ['ruleset'] };
 
 /** The routes of the rule service itself (every mode). */
@@ -128,7 +140,7 @@ const SERVICE_ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/api/v1/rulesets/:name/filter',
     permission: 'execute',
-    requestSchema: { type: 'object', description: 'a filter request (SPEC.md "POST /rulesets/:name/filter")' },
+    requestSchema: FILTER_BODY,
     reply: 'json',
     handle: (d, ctx, name, body) => d.service.filter(ctx, name, body),
   },
@@ -236,7 +248,12 @@ const SERVICE_ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/api/v1/draft/filter',
     permission: 'execute',
-    requestSchema: { type: 'object', description: 'a filter request with the document as "ruleset"', properties: DRAFT_PROPERTIES, required: ['ruleset'] },
+    requestSchema: {
+      type: 'object',
+      description: 'a filter request with the document as "ruleset"',
+      properties: { ...DRAFT_PROPERTIES, ...FILTER_PROPERTIES },
+      required: ['ruleset', 'known_input', 'target_results'],
+    },
     reply: 'json',
     handle: (d, ctx, _param, body) => d.service.draftFilter(ctx, body),
   },
