@@ -94,7 +94,10 @@ class Conformance {
   private assertErrorBody(reply: { body: any; text: string }, where: string): string {
     assert.equal(typeof reply.body, 'object', `${where}: a JSON error body`);
     assert.equal(typeof reply.body.error, 'string', `${where}: error`);
-    assert.ok(reply.body.error.length > 0, `${where}: error`);
+    // `error` is the human text (words), never a token such as `read_only` or `Forbidden`
+    // with the text elsewhere.
+    assert.match(reply.body.error, /\S\s+\S/, `${where}: error is a human text`);
+    assert.equal(reply.body.message === undefined || reply.body.message === reply.body.error, true, `${where}: no other human text than error`);
     assert.match(reply.body.code, /^[A-Z_]+$/, `${where}: code`);
     return reply.body.code as string;
   }
@@ -406,6 +409,7 @@ describe('OpenAPI conformance: a reader refuses writes (409 READ_ONLY), as docum
       conf.check(o.method, url, r);
       assert.equal(r.status, 409, `${o.method} ${url}: ${r.text}`);
       assert.equal(r.body.code, 'READ_ONLY');
+      assert.equal(r.body.error, 'this instance is a reader and does not accept writes');
       assert.equal(r.body.writer, 'http://writer:8080');
     }
   });
