@@ -336,6 +336,12 @@ describe('OpenAPI conformance: multi-tenancy and authentication (hot dispatcher 
     await send('POST', `${API}/execute/age`, { input: { user: { age: 30 } } }, { 'x-tenant-id': 'acme' });
     await send('POST', `${API}/eval`, { expression: '1' }, { 'x-tenant-id': 'acme' });
     await send('POST', `${API}/execute/age`, { input: { user: { age: 30 } } }, { 'x-tenant-id': 'nope' });
+    // errors answered by the hot dispatcher
+    await send('POST', `${API}/execute/age`, '[1', { 'x-tenant-id': 'acme' });
+    await send('POST', `${API}/execute/age`, { nope: 1 }, { 'x-tenant-id': 'acme' });
+    await send('POST', `${API}/execute/nope`, { input: {} }, { 'x-tenant-id': 'acme' });
+    await send('POST', `${API}/eval`, { expression: '1 +' }, { 'x-tenant-id': 'acme' });
+    await send('POST', `${API}/eval`, { expression: '1' }, { 'x-tenant-id': 'acme', 'content-type': 'text/plain' });
     // rate limit of a tenant: a burst of 1 (executions take a token, writes do not)
     await send('POST', `${API}/rulesets`, ageRules('age'), { 'x-tenant-id': 'slow' });
     await send('POST', `${API}/execute/age`, { input: { user: { age: 30 } } }, { 'x-tenant-id': 'slow' });
