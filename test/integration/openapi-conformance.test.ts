@@ -11,6 +11,8 @@
  * - `Retry-After` and `X-Svc-Decision-Id`, when sent, are documented.
  *
  * A missing status or code in the document (or a body that strays from its schema) fails here.
+ * Not driven here: 408 (a body that stalls), 503 (a server draining) and 500s; they are
+ * documented on every route by rule (src/transport/http/openapi.ts `routeErrors`).
  * The reader role (409 READ_ONLY) is covered in-process (../unit/http/harness.ts): a reader
  * needs no broker there.
  */
