@@ -78,6 +78,8 @@ const HTTP_ONLY: Readonly<Record<string, string>> = {
   live: 'Kubernetes HTTP liveness probe',
   // Prometheus scrapes HTTP text exposition; there is no gRPC scrape protocol.
   metrics: 'Prometheus text exposition for HTTP scrapers',
+  // The description of the HTTP API itself; gRPC clients have the proto file and server reflection.
+  openapi: 'OpenAPI document of the HTTP API (gRPC has server reflection)',
 };
 
 type Shape = (v: any) => unknown;

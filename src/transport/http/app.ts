@@ -28,6 +28,8 @@ import { compileAllowedMethods } from './route-match.js';
 import { ROUTES } from './routes.js';
 import type { HttpsOptions } from './https.js';
 import { httpServer } from './server-factory.js';
+import { buildOpenApi } from './openapi.js';
+import { VERSION } from '../../version.js';
 import { registerHttpTracing } from './tracing.js';
 
 /** Options of the HTTP adapter. */
@@ -64,6 +66,12 @@ export interface HttpAppOptions {
 
 /** Builds the fastify instance with every route of the route table that exists for `options`. */
 export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): FastifyInstance {
+  // NOTE: the OpenAPI document is built at its first request, then served as this text.
+  let openApiText: string | undefined;
+  const openApi = (): string =>
+    (openApiText ??= JSON.stringify(
+      buildOpenApi(routes, { version: VERSION, multiTenancy: options.multiTenancy, auth: options.auth ? { publicMetrics: options.auth.publicMetrics } : null }),
+    ));
   const deps: RouteDeps = {
     service,
     debugMode: options.debugMode,
@@ -72,6 +80,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     ...(options.data ? { data: options.data } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.debugRuleset ? { debugRuleset: options.debugRuleset } : {}),
+    openApi,
   };
   const routes = activeRoutes(ROUTES, deps);
   const drain = new Drain();

@@ -23,7 +23,7 @@ export interface RouteCheck {
 }
 
 /** The check of `route` under `auth`. */
-export function routeCheck(route: Route, auth: HttpAuth): RouteCheck {
+export function routeCheck(route: Route, auth: Pick<HttpAuth, 'publicMetrics'>): RouteCheck {
   if (route.permission === 'public' || (route.id === 'metrics' && auth.publicMetrics)) return { need: null, global: false };
   return { need: route.permission, global: route.scope === 'global' };
 }

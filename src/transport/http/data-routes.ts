@@ -14,6 +14,7 @@
 import { ServiceError } from '../../service/errors.js';
 import type { DataServiceApi } from '../../service/data-service.js';
 import type { Route, RouteDeps } from './route.js';
+import * as S from './route-schemas.js';
 
 function dataOf(d: RouteDeps): DataServiceApi {
   if (d.data === undefined) throw new ServiceError('NOT_FOUND', 'reference data is not available on this server');
@@ -24,6 +25,7 @@ function dataOf(d: RouteDeps): DataServiceApi {
 export const DATA_ROUTES: readonly Route[] = [
   {
     id: 'listData',
+    doc: { summary: 'List the reference datasets', response: S.DATA_LIST, errors: ['NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/data',
     permission: 'read',
@@ -33,6 +35,7 @@ export const DATA_ROUTES: readonly Route[] = [
   },
   {
     id: 'getData',
+    doc: { summary: 'Get a reference dataset', response: S.ANY, errors: ['NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/data/:name',
     permission: 'read',
@@ -42,15 +45,22 @@ export const DATA_ROUTES: readonly Route[] = [
   },
   {
     id: 'putData',
+    doc: {
+      summary: 'Create or replace a reference dataset',
+      description: 'The body is the dataset: any JSON value. Larger than `--max-data-bytes` is 413.',
+      response: S.DATA_PUT_RESULT,
+      errors: ['NOT_FOUND'],
+    },
     method: 'PUT',
     path: '/api/v1/data/:name',
     permission: 'write',
-    requestSchema: { type: 'object', description: 'the dataset: any JSON value (an object or an array is usual)' },
+    requestSchema: { description: 'the dataset: any JSON value (an object or an array is usual)' },
     reply: 'json',
     handle: (d, ctx, name, body) => dataOf(d).put(ctx, name, body),
   },
   {
     id: 'deleteData',
+    doc: { summary: 'Delete a reference dataset', errors: ['NOT_FOUND'] },
     method: 'DELETE',
     path: '/api/v1/data/:name',
     permission: 'write',

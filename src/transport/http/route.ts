@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RoutePermission } from '../../auth/index.js';
+import type { ErrorCode } from '../../service/errors.js';
 import type { DataServiceApi } from '../../service/data-service.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
@@ -17,13 +18,58 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Who may call a route (EXTENSIONS.md 1 permission names, or `public`); checked by ./auth.ts. */
 export type Permission = RoutePermission;
 
-/** A JSON-Schema-like description of a JSON value (for docs and OpenAPI; not used to validate). */
+/** JSON types of a schema node. */
+export type SchemaType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+
+/**
+ * A description of a JSON value: a subset of JSON Schema 2020-12, so that it is the OpenAPI 3.1
+ * schema as is (./openapi.ts). For docs and OpenAPI; not used to validate requests. A node
+ * without `type` (and without `oneOf`/`anyOf`/`enum`/`const`) is any JSON value.
+ */
 export interface SchemaNode {
-  readonly type: 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean';
+  readonly type?: SchemaType | readonly SchemaType[];
   readonly description?: string;
   readonly properties?: Readonly<Record<string, SchemaNode>>;
   readonly required?: readonly string[];
+  /** Object keys not in `properties`: allowed when absent (JSON Schema's default). */
+  readonly additionalProperties?: boolean | SchemaNode;
   readonly items?: SchemaNode;
+  /** Exactly one of these (the diff's `from`: a seq, "current", or a document). */
+  readonly oneOf?: readonly SchemaNode[];
+  /** At least one of these (alternatives that overlap, e.g. `{"seq": N}` is also an object). */
+  readonly anyOf?: readonly SchemaNode[];
+  readonly enum?: readonly (string | number | boolean | null)[];
+  readonly const?: string | number | boolean | null;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly minItems?: number;
+  readonly format?: string;
+}
+
+/**
+ * A catalog error a route can answer: its code (the catalog's HTTP status), or the code with
+ * another status (`/eval` answers LIMIT_EXCEEDED with 400, the catalog's `evalHttp`).
+ */
+export type RouteError = ErrorCode | { readonly code: ErrorCode; readonly status: number };
+
+/**
+ * What the OpenAPI document (./openapi.ts) says of a route besides what the table already
+ * says (method, path, permission, scope, request body, reply kind). Required on every route,
+ * so a route cannot be added without its documentation.
+ */
+export interface RouteDoc {
+  readonly summary: string;
+  readonly description?: string;
+  /** The body of the success answer (200/201); absent for a 204 or a raw (non-JSON) answer. */
+  readonly response?: SchemaNode;
+  /**
+   * The catalog errors of this route beyond those ./openapi.ts `commonErrors` derives from the
+   * table for every route of its kind (body, path parameter, authentication, tenant, write on a
+   * reader, 500s).
+   */
+  readonly errors: readonly RouteError[];
+  /** Request headers the route reads besides `Authorization` and `X-Tenant-Id`. */
+  readonly headers?: readonly { readonly name: string; readonly description: string }[];
 }
 
 /**
@@ -46,6 +92,8 @@ export interface RouteDeps {
   readonly metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Debug rendering of a ruleset's conditions (`--debug-mode`). */
   readonly debugRuleset?: (ctx: CallContext, name: string) => unknown;
+  /** The OpenAPI document of this adapter's routes as JSON text (built once, at the first call). */
+  readonly openApi?: () => string;
 }
 
 /**
@@ -70,6 +118,8 @@ interface RouteBase {
    */
   readonly scope?: 'global';
   readonly requestSchema: BodySchema;
+  /** Summary, success body and errors, for the OpenAPI document (./openapi.ts). */
+  readonly doc: RouteDoc;
   /** Whether the route exists for these deps (tenant routes, debug route); always when absent. */
   readonly when?: (deps: RouteDeps) => boolean;
   /** False: a wrong method on this path is 404, not 405 (kept as the route always answered). */

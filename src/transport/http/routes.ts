@@ -10,12 +10,19 @@ import { ServiceError } from '../../service/errors.js';
 import { headerValue } from './call-context.js';
 import { batchAnswer, draftExecuteAnswer, evalAnswer, executeAnswer, objectBody } from './execution-answers.js';
 import { toHttpError } from './errors.js';
-import type { Route, RouteDeps, SchemaNode } from './route.js';
+import type { Route, RouteDeps, RouteDoc, SchemaNode } from './route.js';
+import * as S from './route-schemas.js';
 import { DATA_ROUTES } from './data-routes.js';
 import { SHADOW_ROUTES } from './shadow-routes.js';
 import { TENANT_ROUTES } from './tenant-routes.js';
 
-const OBJECT: SchemaNode = { type: 'object', description: 'any JSON object' };
+const OBJECT = S.OBJECT;
+
+/** The headers of a signature sent beside the document (docs/signing.md). */
+const SIGNATURE_HEADERS: RouteDoc['headers'] = [
+  { name: 'X-Svc-Signature', description: 'the Ed25519 signature of the document (base64), instead of `_signature` in the body' },
+  { name: 'X-Svc-Public-Key', description: 'the public key of the signature (base64)' },
+];
 
 const EXECUTE_BODY: SchemaNode = {
   type: 'object',
@@ -26,6 +33,18 @@ const EXECUTE_BODY: SchemaNode = {
 /** The `ruleset` of a draft body. */
 const DRAFT_PROPERTIES: Readonly<Record<string, SchemaNode>> = { ruleset: { ...OBJECT, description: 'a ruleset document (not stored)' } };
 
+/** A filter request (docs/filter.md); optional fields that are null take their default. */
+const FILTER_PROPERTIES: Readonly<Record<string, SchemaNode>> = {
+  known_input: { ...OBJECT, description: 'the fields known at query time' },
+  target_results: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'result codes that count as a match' },
+  format: { enum: ['sql', 'json', 'mongo', null], description: 'default sql' },
+  field_mapping: { type: ['object', 'null'], additionalProperties: { type: 'string' }, description: 'rule field path -> column name' },
+  max_paths: { type: ['integer', 'null'], minimum: 0, description: 'paths collected before stopping (default 100; 0: unlimited)' },
+  now: { type: ['string', 'null'], description: 'the time now() reads (ISO 8601)' },
+};
+
+const FILTER_BODY: SchemaNode = { type: 'object', description: 'a filter request', properties: FILTER_PROPERTIES, required: ['known_input', 'target_results'] };
+
 const DRAFT_BODY: SchemaNode = { type: 'object', properties: DRAFT_PROPERTIES, required: ['ruleset'] };
 
 /** The routes of the rule service itself (every mode). */
@@ -33,6 +52,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   // ------------------------------------------------------------- rulesets
   {
     id: 'listRulesets',
+    doc: { summary: 'List the rulesets', response: S.RULESET_LIST, errors: [] },
     method: 'GET',
     path: '/api/v1/rulesets',
     permission: 'read',
@@ -42,6 +62,14 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'putRuleset',
+    doc: {
+      summary: 'Create or update a ruleset',
+      description:
+        'The document is validated, analysed and its own tests run before it is stored. A signature may come in the body (`_signature`) or in the `X-Svc-Signature` and `X-Svc-Public-Key` headers.',
+      response: S.PUT_RESULT,
+      errors: ['FORBIDDEN', 'TESTS_FAILED'],
+      headers: SIGNATURE_HEADERS,
+    },
     method: 'POST',
     path: '/api/v1/rulesets',
     permission: 'write',
@@ -57,6 +85,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'getRuleset',
+    doc: { summary: 'Get a ruleset document', response: S.RULESET_DOC, errors: ['NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/rulesets/:name',
     permission: 'read',
@@ -66,6 +95,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'deleteRuleset',
+    doc: { summary: 'Delete a ruleset', errors: ['NOT_FOUND'] },
     method: 'DELETE',
     path: '/api/v1/rulesets/:name',
     permission: 'write',
@@ -75,6 +105,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'listVersions',
+    doc: { summary: "List a ruleset's versions", response: S.VERSIONS_RESULT, errors: ['NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/rulesets/:name/versions',
     permission: 'read',
@@ -85,6 +116,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   // EXTENSIONS.md 2 "Analysis": the warnings of the stored version.
   {
     id: 'getAnalysis',
+    doc: { summary: 'Analysis warnings of the stored version', response: S.ANALYSIS_RESULT, errors: ['NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/rulesets/:name/analysis',
     permission: 'read',
@@ -94,6 +126,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'rollback',
+    doc: { summary: 'Restore a version of the history', response: S.ROLLBACK_RESULT, errors: ['NOT_FOUND'] },
     method: 'POST',
     path: '/api/v1/rulesets/:name/rollback',
     permission: 'write',
@@ -103,16 +136,18 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'filter',
+    doc: { summary: 'Build a query filter of the inputs that reach target results', response: S.FILTER_RESULT, errors: ['NOT_FOUND', 'INPUT_INVALID'] },
     method: 'POST',
     path: '/api/v1/rulesets/:name/filter',
     permission: 'execute',
-    requestSchema: { type: 'object', description: 'a filter request (SPEC.md "POST /rulesets/:name/filter")' },
+    requestSchema: FILTER_BODY,
     reply: 'json',
     handle: (d, ctx, name, body) => d.service.filter(ctx, name, body),
   },
   // Input schema (EXTENSIONS.md 2): the schema, or one inferred from the paths read.
   {
     id: 'getInputSchema',
+    doc: { summary: 'The input schema of a ruleset (inferred when it has none)', response: S.INPUT_SCHEMA_RESULT, errors: ['NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/rulesets/:name/schema',
     permission: 'read',
@@ -123,6 +158,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   // Stored tests with coverage (EXTENSIONS.md 2 "Tests"): reads and executes, so `execute`.
   {
     id: 'testRuleset',
+    doc: { summary: "Run a ruleset's tests with coverage", response: S.TEST_REPORT, errors: ['NOT_FOUND'] },
     method: 'POST',
     path: '/api/v1/rulesets/:name/test',
     permission: 'read',
@@ -138,14 +174,15 @@ const SERVICE_ROUTES: readonly Route[] = [
   // The structural diff shows stored versions, so `read`; impact executes, so `execute`.
   {
     id: 'diffRuleset',
+    doc: { summary: 'Structural (and behavioural) diff of two versions', response: S.DIFF_RESULT, errors: ['NOT_FOUND'] },
     method: 'POST',
     path: '/api/v1/rulesets/:name/diff',
     permission: 'read',
     requestSchema: {
       type: 'object',
       properties: {
-        from: { ...OBJECT, description: 'a version seq (integer), "current", or a ruleset document' },
-        to: { ...OBJECT, description: 'a version seq (integer), "current", or a ruleset document' },
+        from: S.VERSION_REF,
+        to: S.VERSION_REF,
       },
       required: ['from', 'to'],
     },
@@ -154,13 +191,20 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'impact',
+    doc: { summary: 'Run inputs on the stored version and a candidate and count what changes', response: S.IMPACT_RESULT, errors: ['NOT_FOUND'] },
     method: 'POST',
     path: '/api/v1/rulesets/:name/impact',
     permission: 'read',
     requestSchema: {
       type: 'object',
       properties: {
-        candidate: { ...OBJECT, description: 'a ruleset document, or {"seq": N} of the history' },
+        candidate: {
+          description: 'a ruleset document, or {"seq": N} of the history',
+          anyOf: [
+            { type: 'object', properties: { seq: { type: 'integer', minimum: 1 } }, required: ['seq'], additionalProperties: false },
+            { type: 'object', description: 'a ruleset document' },
+          ],
+        },
         inputs: { type: 'array', items: OBJECT, description: 'inputs run on both versions (at most --max-batch-size)' },
       },
       required: ['candidate', 'inputs'],
@@ -171,6 +215,12 @@ const SERVICE_ROUTES: readonly Route[] = [
   // Drafts: a document validated, executed, filtered or tested without being stored.
   {
     id: 'draftValidate',
+    doc: {
+      summary: 'Validate and analyse a document without storing it',
+      description: 'Answers 200 with `valid: false` and the problems when the document is invalid.',
+      response: S.DRAFT_VALIDATION,
+      errors: [],
+    },
     method: 'POST',
     path: '/api/v1/draft/validate',
     permission: 'execute',
@@ -180,6 +230,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'draftExecute',
+    doc: { summary: 'Execute a document without storing it', response: S.EXECUTION_RESULT, errors: ['INPUT_INVALID', 'TIMEOUT', 'CALL_FAILED'] },
     method: 'POST',
     path: '/api/v1/draft/execute',
     permission: 'execute',
@@ -193,15 +244,22 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'draftFilter',
+    doc: { summary: 'Build a filter from a document without storing it', response: S.FILTER_RESULT, errors: ['INPUT_INVALID'] },
     method: 'POST',
     path: '/api/v1/draft/filter',
     permission: 'execute',
-    requestSchema: { type: 'object', description: 'a filter request with the document as "ruleset"', properties: DRAFT_PROPERTIES, required: ['ruleset'] },
+    requestSchema: {
+      type: 'object',
+      description: 'a filter request with the document as "ruleset"',
+      properties: { ...DRAFT_PROPERTIES, ...FILTER_PROPERTIES },
+      required: ['ruleset', 'known_input', 'target_results'],
+    },
     reply: 'json',
     handle: (d, ctx, _param, body) => d.service.draftFilter(ctx, body),
   },
   {
     id: 'draftTest',
+    doc: { summary: "Run a document's tests without storing it", response: S.TEST_REPORT, errors: [] },
     method: 'POST',
     path: '/api/v1/draft/test',
     permission: 'execute',
@@ -218,6 +276,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   // dispatcher, about 10 us of CPU less per request than through fastify (bench/NOTES.md).
   {
     id: 'execute',
+    doc: { summary: 'Execute a ruleset on one input', response: S.EXECUTION_RESULT, errors: ['NOT_FOUND', 'INPUT_INVALID', 'TIMEOUT', 'CALL_FAILED'] },
     method: 'POST',
     path: '/api/v1/execute/:name',
     permission: 'execute',
@@ -229,6 +288,12 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'executeBatch',
+    doc: {
+      summary: 'Execute a ruleset on many inputs',
+      description: 'A failed item is `{error, code}` in its place; the other items still run.',
+      response: S.BATCH_RESULT,
+      errors: ['NOT_FOUND'],
+    },
     method: 'POST',
     path: '/api/v1/execute/:name/batch',
     permission: 'execute',
@@ -243,6 +308,14 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'eval',
+    doc: {
+      summary: 'Evaluate one expression',
+      response: S.EVAL_RESULT,
+      errors: [
+        { code: 'LIMIT_EXCEEDED', status: 400 },
+        { code: 'TIMEOUT', status: 500 },
+      ],
+    },
     method: 'POST',
     path: '/api/v1/eval',
     permission: 'execute',
@@ -254,6 +327,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   // ------------------------------------------------------------- config
   {
     id: 'getAuditSampleRate',
+    doc: { summary: 'The audit sample rate', response: S.SAMPLE_RATE, errors: [] },
     method: 'GET',
     path: '/api/v1/config/audit-sample-rate',
     permission: 'read',
@@ -264,6 +338,7 @@ const SERVICE_ROUTES: readonly Route[] = [
   },
   {
     id: 'setAuditSampleRate',
+    doc: { summary: 'Set the audit sample rate', response: S.SAMPLE_RATE_SET, errors: [] },
     method: 'PUT',
     path: '/api/v1/config/audit-sample-rate',
     permission: 'admin',
@@ -277,11 +352,63 @@ const SERVICE_ROUTES: readonly Route[] = [
     handle: (d, ctx, _param, body) => d.service.setAuditSampleRate(ctx, objectBody(body, 'a JSON object with "sample_rate"')['sample_rate']),
   },
   // ------------------------------------------------------------- health and metrics
-  { id: 'health', method: 'GET', path: '/health', permission: 'public', requestSchema: 'none', reply: 'json', handle: readiness },
-  { id: 'live', method: 'GET', path: '/healthz/live', permission: 'public', requestSchema: 'none', reply: 'json', handle: () => LIVE },
-  { id: 'ready', method: 'GET', path: '/healthz/ready', permission: 'public', requestSchema: 'none', reply: 'json', handle: readiness },
+  {
+    id: 'health',
+    doc: {
+      summary: 'Readiness with server details',
+      description: '503 NOT_READY (with the same fields) when a readiness check fails.',
+      response: S.HEALTH,
+      errors: ['NOT_READY'],
+    },
+    method: 'GET',
+    path: '/health',
+    permission: 'public',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: readiness,
+  },
+  {
+    id: 'live',
+    doc: { summary: 'Liveness', response: S.LIVE, errors: [] },
+    method: 'GET',
+    path: '/healthz/live',
+    permission: 'public',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: () => LIVE,
+  },
+  {
+    id: 'ready',
+    doc: { summary: 'Readiness', description: '503 NOT_READY when a readiness check fails.', response: S.HEALTH, errors: ['NOT_READY'] },
+    method: 'GET',
+    path: '/healthz/ready',
+    permission: 'public',
+    requestSchema: 'none',
+    reply: 'json',
+    handle: readiness,
+  },
+  // The OpenAPI document of this server's routes (docs/openapi.md): public like /health (it
+  // describes the API, not any tenant's data); built once, at the first request.
+  {
+    id: 'openapi',
+    doc: { summary: 'This OpenAPI document', response: S.OPENAPI_DOCUMENT, errors: [] },
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    permission: 'public',
+    requestSchema: 'none',
+    reply: 'text',
+    handle: (d) => {
+      if (d.openApi === undefined) throw new ServiceError('NOT_FOUND', 'the OpenAPI document is not available on this server');
+      return d.openApi();
+    },
+  },
   {
     id: 'metrics',
+    doc: {
+      summary: 'Prometheus metrics',
+      description: 'Prometheus text format. Without a credential when the server runs with `--auth-public-metrics`.',
+      errors: ['NOT_FOUND'],
+    },
     method: 'GET',
     path: '/metrics',
     // NOTE: `--auth-public-metrics` makes it open (./auth.ts).
@@ -302,6 +429,7 @@ const SERVICE_ROUTES: readonly Route[] = [
  */
 const DEBUG_ROUTE: Route = {
   id: 'debugRuleset',
+  doc: { summary: "A ruleset's steps with their conditions rendered (debug mode)", response: S.DEBUG_VIEW, errors: ['NOT_FOUND'] },
   method: 'GET',
   path: '/api/v1/debug/rulesets/:name',
   permission: 'read',

@@ -11,14 +11,16 @@
  *
  * All act for the request's tenant (`X-Tenant-ID`). Writes are 409 READ_ONLY on a reader.
  */
-import type { Route, SchemaNode } from './route.js';
+import type { Route } from './route.js';
+import * as S from './route-schemas.js';
 
-const OBJECT: SchemaNode = { type: 'object', description: 'any JSON object' };
+const OBJECT = S.OBJECT;
 
 /** The shadow routes, in `Allow` order. */
 export const SHADOW_ROUTES: readonly Route[] = [
   {
     id: 'putShadow',
+    doc: { summary: 'Start or replace a shadow run', response: S.SHADOW_PUT_RESULT, errors: ['NOT_FOUND', 'FORBIDDEN', 'TESTS_FAILED'] },
     method: 'PUT',
     path: '/api/v1/rulesets/:name/shadow',
     permission: 'write',
@@ -35,6 +37,7 @@ export const SHADOW_ROUTES: readonly Route[] = [
   },
   {
     id: 'getShadow',
+    doc: { summary: "A shadow run and this instance's counts", response: S.SHADOW_RESULT, errors: ['NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/rulesets/:name/shadow',
     permission: 'read',
@@ -44,6 +47,7 @@ export const SHADOW_ROUTES: readonly Route[] = [
   },
   {
     id: 'deleteShadow',
+    doc: { summary: 'End a shadow run', errors: ['NOT_FOUND'] },
     method: 'DELETE',
     path: '/api/v1/rulesets/:name/shadow',
     permission: 'write',
@@ -53,6 +57,7 @@ export const SHADOW_ROUTES: readonly Route[] = [
   },
   {
     id: 'promoteShadow',
+    doc: { summary: 'Promote the candidate of a shadow run', response: S.SHADOW_PROMOTE_RESULT, errors: ['NOT_FOUND', 'TESTS_FAILED'] },
     method: 'POST',
     path: '/api/v1/rulesets/:name/shadow/promote',
     permission: 'write',

@@ -14,13 +14,8 @@
  */
 import { ServiceError } from '../../service/errors.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
-import type { Route, RouteDeps, SchemaNode } from './route.js';
-
-const TENANT_RECORD: SchemaNode = {
-  type: 'object',
-  description: 'a tenant record (SPEC.md "Multi-tenancy")',
-  properties: { id: { type: 'string' }, enabled: { type: 'boolean' }, qps_limit: { type: 'number' }, burst: { type: 'integer' } },
-};
+import type { Route, RouteDeps } from './route.js';
+import * as S from './route-schemas.js';
 
 const hasTenants = (d: RouteDeps): boolean => d.tenants !== undefined;
 
@@ -28,6 +23,7 @@ const hasTenants = (d: RouteDeps): boolean => d.tenants !== undefined;
 export const TENANT_ROUTES: readonly Route[] = [
   {
     id: 'listTenants',
+    doc: { summary: 'List the tenants', response: { type: 'array', items: S.TENANT }, errors: [] },
     method: 'GET',
     path: '/api/v1/tenants',
     permission: 'admin',
@@ -39,11 +35,12 @@ export const TENANT_ROUTES: readonly Route[] = [
   },
   {
     id: 'createTenant',
+    doc: { summary: 'Create a tenant', response: S.TENANT, errors: ['CONFLICT'] },
     method: 'POST',
     path: '/api/v1/tenants',
     permission: 'admin',
     scope: 'global',
-    requestSchema: { ...TENANT_RECORD, required: ['id'] },
+    requestSchema: { ...S.TENANT_INPUT, required: ['id'] },
     when: hasTenants,
     reply: 'json',
     status: 201,
@@ -51,6 +48,7 @@ export const TENANT_ROUTES: readonly Route[] = [
   },
   {
     id: 'getTenant',
+    doc: { summary: 'Get a tenant', response: S.TENANT, errors: ['TENANT_NOT_FOUND'] },
     method: 'GET',
     path: '/api/v1/tenants/:id',
     permission: 'admin',
@@ -62,17 +60,23 @@ export const TENANT_ROUTES: readonly Route[] = [
   },
   {
     id: 'updateTenant',
+    doc: { summary: 'Replace a tenant record', response: S.TENANT, errors: ['TENANT_NOT_FOUND'] },
     method: 'PUT',
     path: '/api/v1/tenants/:id',
     permission: 'admin',
     scope: 'global',
-    requestSchema: TENANT_RECORD,
+    requestSchema: S.TENANT_INPUT,
     when: hasTenants,
     reply: 'json',
     handle: (d, ctx, id, body) => tenantsOf(d).update(ctx, id, body),
   },
   {
     id: 'deleteTenant',
+    doc: {
+      summary: 'Delete a tenant',
+      description: 'Refused (409) while the tenant owns rulesets, and for `default`.',
+      errors: ['TENANT_NOT_FOUND', 'CONFLICT'],
+    },
     method: 'DELETE',
     path: '/api/v1/tenants/:id',
     permission: 'admin',

@@ -135,9 +135,8 @@ describe('reader instance: every write is 409 READ_ONLY', () => {
   after(() => h.close());
 
   const expected = {
-    error: 'read_only',
+    error: 'this instance is a reader and does not accept writes',
     code: 'READ_ONLY',
-    message: 'this instance is a reader and does not accept writes',
     writer,
     hint: 'send writes to the writer',
   };

@@ -37,6 +37,7 @@ const CONTRACT: Record<string, Permission> = {
   'GET /healthz/live': 'public',
   'GET /healthz/ready': 'public',
   'GET /metrics': 'read',
+  'GET /api/v1/openapi.json': 'public',
   'GET /api/v1/tenants': 'admin',
   'POST /api/v1/tenants': 'admin',
   'GET /api/v1/tenants/:id': 'admin',
@@ -66,11 +67,15 @@ const CONTRACT: Record<string, Permission> = {
 
 const key = (r: Route): string => `${r.method} ${r.path}`;
 
+const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'];
+
 function assertSchema(node: SchemaNode, where: string): void {
-  assert.ok(['object', 'array', 'string', 'number', 'integer', 'boolean'].includes(node.type), `${where}: type ${node.type}`);
+  const types = node.type === undefined ? [] : typeof node.type === 'string' ? [node.type] : node.type;
+  for (const t of types) assert.ok(TYPES.includes(t), `${where}: type ${t}`);
   for (const [name, child] of Object.entries(node.properties ?? {})) assertSchema(child, `${where}.${name}`);
   for (const name of node.required ?? []) assert.ok(node.properties?.[name] !== undefined, `${where}: required ${name} is described`);
   if (node.items) assertSchema(node.items, `${where}[]`);
+  for (const [i, alt] of [...(node.oneOf ?? []), ...(node.anyOf ?? [])].entries()) assertSchema(alt, `${where}|${i}`);
 }
 
 describe('route table', () => {
@@ -87,17 +92,18 @@ describe('route table', () => {
     assert.deepEqual(ROUTES.map(key).sort(), Object.keys(CONTRACT).sort(), 'the table holds exactly the routes of the contract');
   });
 
-  it('authentication columns: permissions of the contract only, public exactly /health and /healthz/*, every admin route global', () => {
+  it('authentication columns: permissions of the contract only, public exactly /health, /healthz/* and the OpenAPI document, every admin route global', () => {
     for (const r of ROUTES) assert.ok(['public', 'execute', 'read', 'write', 'admin'].includes(r.permission), `${key(r)}: permission ${String(r.permission)}`);
     assert.deepEqual(
       ROUTES.filter((r) => r.permission === 'public')
         .map((r) => r.path)
         .sort(),
-      ['/health', '/healthz/live', '/healthz/ready'],
+      ['/api/v1/openapi.json', '/health', '/healthz/live', '/healthz/ready'],
     );
+    const isPublicPath = (path: string): boolean => path === '/health' || path.startsWith('/healthz/') || path === '/api/v1/openapi.json';
     for (const r of ROUTES) {
-      if (r.permission === 'public') assert.ok(r.path === '/health' || r.path.startsWith('/healthz/'), `${key(r)}: public`);
-      else assert.ok(r.path !== '/health' && !r.path.startsWith('/healthz/'), `${key(r)}: a health route is public`);
+      if (r.permission === 'public') assert.ok(isPublicPath(r.path), `${key(r)}: public`);
+      else assert.ok(!isPublicPath(r.path), `${key(r)}: a health route or the OpenAPI document is public`);
       if (r.permission === 'admin') assert.equal(r.scope, 'global', `${key(r)}: an admin route is about every tenant`);
       assert.ok(r.scope === undefined || r.scope === 'global', `${key(r)}: scope`);
     }
