@@ -233,7 +233,7 @@ export class RuleService implements RuleServiceApi {
     const verdict = checkSignature(body, 'api', this.options.signature, headerSignature);
     if (!verdict.ok) {
       if (verdict.status === 400) throw new ServiceError('BAD_REQUEST', verdict.message);
-      throw signatureRefused(verdict.message);
+      throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
     }
     const record = this.compileRecord(ctx.tenant, body, headerBlock(headerSignature));
     // EXTENSIONS.md 3: a call step must not close a call cycle among the tenant's rulesets.
@@ -321,7 +321,7 @@ export class RuleService implements RuleServiceApi {
     const verdict = checkSignature(candidate, 'api', this.options.signature);
     if (!verdict.ok) {
       if (verdict.status === 400) throw new ServiceError('BAD_REQUEST', verdict.message);
-      throw signatureRefused(verdict.message);
+      throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
     }
     const compiled = this.compileRecord(ctx.tenant, candidate).compiled;
     if (compiled.name !== name) {
@@ -879,12 +879,4 @@ function errorMessage(err: unknown): string {
 function truncate(s: string): string {
   const clean = String(s).replace(/[\u0000-\u001f]/g, '?');
   return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
-}
-
-/**
- * 403 for a document whose signature is refused: `error` is the human text, as in every catalog
- * body; `message` repeats it for the clients of the earlier body (`"error": "Forbidden"`).
- */
-function signatureRefused(text: string): ServiceError {
-  return new ServiceError('FORBIDDEN', text, { message: text });
 }

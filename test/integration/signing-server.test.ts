@@ -58,11 +58,7 @@ steps:
     result: {code: REJECTED}
 `;
 
-const forbidden = (reason: string) => ({
-  error: `signature verification failed: ${reason}`,
-  code: 'FORBIDDEN',
-  message: `signature verification failed: ${reason}`,
-});
+const forbidden = (reason: string) => ({ error: 'Forbidden', code: 'FORBIDDEN', message: `signature verification failed: ${reason}` });
 const INCOMPLETE_HEADERS = { error: 'X-Svc-Signature and X-Svc-Public-Key must be sent together', code: 'BAD_REQUEST' };
 
 type Doc = Record<string, any>;

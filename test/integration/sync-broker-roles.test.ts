@@ -77,9 +77,10 @@ describe('broker sync: writer and two readers', () => {
       for (const [method, path, body] of writes) {
         const res = await http(r.url, method, path, body);
         assert.equal(res.status, 409, `${method} ${path}`);
-        assert.equal(res.body.error, 'this instance is a reader and does not accept writes');
+        assert.equal(res.body.error, 'read_only');
         assert.equal(res.body.code, 'READ_ONLY');
         assert.equal(res.body.writer, writer.url);
+        assert.equal(typeof res.body.message, 'string');
         assert.equal(res.body.hint, 'send writes to the writer');
       }
       assert.equal((await http(r.url, 'POST', '/api/v1/execute/readable', { input: {} })).body.code, 'R');

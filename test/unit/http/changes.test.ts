@@ -381,11 +381,11 @@ describe('permissions with authentication on', () => {
     [`${DRAFT}/execute`, { ruleset: loan(), input: { user: { age: 3 } } }, 'execute'],
     [`${DRAFT}/filter`, { ruleset: loan(), known_input: {}, target_results: ['ADULT'] }, 'execute'],
     [`${DRAFT}/test`, { ruleset: loan() }, 'execute'],
-    ['/api/v1/rulesets/loan/impact', { candidate: loan(30), inputs: [{ user: { age: 25 } }] }, 'execute'],
+    ['/api/v1/rulesets/loan/impact', { candidate: loan(30), inputs: [{ user: { age: 25 } }] }, 'read'],
     ['/api/v1/rulesets/loan/diff', { from: 'current', to: loan(30) }, 'read'],
   ];
 
-  it('a credential without execute gets 403 on the drafts and impact; without read 403 on the diff', async () => {
+  it('a credential without execute gets 403 on the drafts; without read 403 on the diff and impact', async () => {
     for (const [path, body, need] of ROUTES) {
       const refused = assertError(await call(path, body, noRole), 403, 'FORBIDDEN');
       assert.equal(refused['missing_permission'], need, path);

@@ -135,8 +135,9 @@ describe('reader instance: every write is 409 READ_ONLY', () => {
   after(() => h.close());
 
   const expected = {
-    error: 'this instance is a reader and does not accept writes',
+    error: 'read_only',
     code: 'READ_ONLY',
+    message: 'this instance is a reader and does not accept writes',
     writer,
     hint: 'send writes to the writer',
   };

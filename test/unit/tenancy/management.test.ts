@@ -130,8 +130,9 @@ describe('tenant management on a reader', () => {
       const res = await h.request(method, url, body);
       assert.equal(res.status, 409, `${method} ${url}`);
       assert.deepEqual(res.body, {
-        error: 'this instance is a reader and does not accept writes',
+        error: 'read_only',
         code: 'READ_ONLY',
+        message: 'this instance is a reader and does not accept writes',
         writer: 'http://writer:8080',
         hint: 'send writes to the writer',
       });
