@@ -11,12 +11,14 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { analyzeRuleset, type AnalysisWarning } from '../analysis/index.js';
+import { setDataSnapshot } from '../expr/index.js';
 import { compileRuleset, RulesetValidationError, type CompiledRuleset, type Problem } from '../ruleset/index.js';
 import { runTests, type CoverageCount, type TestReport } from '../ruleset/testing.js';
 import { CliError, EXIT_FAILED, EXIT_OK } from '../signing/cli-support.js';
 import { STDIO, type Output } from './commands.js';
 import { CLI_EXECUTION } from './local-service.js';
 import { findRuleFiles, readRuleFile } from './rule-files.js';
+import { callsOf, workspaceOf } from './workspace.js';
 
 /** A rule file compiled, or its validation problems. */
 type Compiled = { ok: true; compiled: CompiledRuleset } | { ok: false; problems: readonly Problem[] };
@@ -67,7 +69,10 @@ export function testCommand(paths: readonly string[], opts: { junit?: string; mi
       continue;
     }
     const tests = c.compiled.doc.tests ?? [];
-    const report = runTests(c.compiled, tests, { clock: () => performance.now(), ...CLI_EXECUTION });
+    // Calls and `@name` resolve against the file's directory, as a server's rules dir (./workspace.ts).
+    const workspace = workspaceOf(path);
+    setDataSnapshot(workspace.data);
+    const report = runTests(c.compiled, tests, { clock: () => performance.now(), ...CLI_EXECUTION, calls: callsOf(workspace) });
     outcomes.push({ path, name: c.compiled.name, report, ms: performance.now() - started });
     const cov = report.coverage;
     const belowMin = min !== null && percent(cov.branches) < min;

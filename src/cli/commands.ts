@@ -5,8 +5,9 @@
  * the server's routes, from the same façade (./local-service.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { behaviouralDiff, structuralDiff, type Behavior, type BehaviorFn, type StructuralChange } from '../change/index.js';
+import type { CompiledRuleset } from '../ruleset/index.js';
 import { compileDraft } from '../service/change-service.js';
 import { ServiceError } from '../service/errors.js';
 import type { RuleService } from '../service/rule-service.js';
@@ -14,6 +15,7 @@ import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../signing/cli-suppo
 import { evalAnswer, executeAnswer } from '../transport/http/execution-answers.js';
 import { CLI_CONTEXT, localService } from './local-service.js';
 import { findRuleFiles, jsonArgument, readRuleFile } from './rule-files.js';
+import { callsOf, missingCallees, workspaceOf } from './workspace.js';
 
 /** Where a command writes (process.stdout/stderr; tests pass collectors). */
 export interface Output {
@@ -24,10 +26,19 @@ export interface Output {
 /** The process's streams. */
 export const STDIO: Output = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
-/** Loads one rule file into a fresh local service; returns the service and the ruleset's name. */
+/**
+ * Loads one rule file into a fresh local service, with the rulesets and datasets next to it
+ * (./workspace.ts) so that its calls and `@name` reads resolve; returns the service and the
+ * ruleset's name.
+ */
 async function loaded(file: string): Promise<{ service: RuleService; name: string }> {
   const { doc } = readRuleFile(file);
-  const service = localService();
+  const workspace = workspaceOf(file);
+  const service = localService(workspace.data);
+  const self = resolve(file);
+  for (const sibling of workspace.rulesets.values()) {
+    if (sibling.path !== self) await service.putRuleset(CLI_CONTEXT, sibling.doc).catch(() => undefined);
+  }
   const put = await service.putRuleset(CLI_CONTEXT, doc);
   return { service, name: put.name };
 }
@@ -98,7 +109,17 @@ export function diffCommand(
   const from = diffSide(oldFile);
   const to = diffSide(newFile);
   const changes = structuralDiff(from.doc, to.doc);
-  const answer = { changes, behavior: behavior === undefined ? null : behavior(from, to, {}) };
+  // Calls and `@name` resolve against the new file's directory, then the old one's (./workspace.ts).
+  const spaces = [workspaceOf(newFile), workspaceOf(oldFile)];
+  const calls = (name: string): CompiledRuleset | undefined => spaces.map((w) => callsOf(w)(name)).find((c) => c !== undefined);
+  const data = new Map([...spaces[1]!.data, ...spaces[0]!.data]);
+  const missing = [...new Set([...missingCallees(from, spaces[1]!), ...missingCallees(to, spaces[0]!)])].filter((n) => calls(n) === undefined).sort();
+  if (missing.length > 0 && behavior !== undefined)
+    o.err(
+      `svc diff: warning: ${missing.map((n) => `'${n}'`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} called but not found next to the files; ` +
+        `the behaviour is compared with ${missing.length === 1 ? 'that call' : 'those calls'} failing on both sides\n`,
+    );
+  const answer = { changes, behavior: behavior === undefined ? null : behavior(from, to, { data, calls }) };
   if (opts.json === true) o.out(`${JSON.stringify(answer)}\n`);
   else o.out(diffText(answer.changes, answer.behavior));
   return changes.length === 0 ? EXIT_OK : EXIT_FAILED;

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseConfig } from '../config/index.js';
 import type { BudgetLimits } from '../expr/budget.js';
+import type { DataSnapshot } from '../expr/index.js';
 import { AuditLog, silentLogger } from '../observe/index.js';
 import { NO_METRICS } from '../service/ports.js';
 import { RuleService } from '../service/rule-service.js';
@@ -30,8 +31,8 @@ export const CLI_EXECUTION: { readonly timeoutMs: number; readonly maxSteps: num
   budget: { maxEvalOps: DEFAULTS.maxEvalOps, maxValueBytes: DEFAULTS.maxValueBytes },
 };
 
-/** A fresh in-memory service (one per command run). */
-export function localService(): RuleService {
+/** A fresh in-memory service (one per command run); `data`: the datasets `@name` reads (./workspace.ts). */
+export function localService(data?: DataSnapshot): RuleService {
   const store = new MemoryStore();
   const audit = new AuditLog({ stdout: { write: () => true }, sampleRate: 0 });
   return new RuleService(
@@ -45,6 +46,15 @@ export function localService(): RuleService {
       maxBatchSize: DEFAULTS.maxBatchSize,
       signature: { ...DISABLED_SIGNATURE_POLICY },
     },
-    { store, metrics: NO_METRICS, audit, sampler: audit.sampler, logger: silentLogger(), clock: () => performance.now(), now: Date.now },
+    {
+      store,
+      metrics: NO_METRICS,
+      audit,
+      sampler: audit.sampler,
+      logger: silentLogger(),
+      clock: () => performance.now(),
+      now: Date.now,
+      ...(data === undefined ? {} : { data: () => data }),
+    },
   );
 }

@@ -6,6 +6,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../signing/cli-support.js';
 import { decodeRuleFile, ruleFileFormat, RuleFileError } from '../signing/rule-file.js';
+import { DATA_DIR } from '../store/data-files.js';
+import { SHADOWS_DIR } from '../store/shadow-store.js';
 
 /** A decoded rule file. */
 export interface RuleFile {
@@ -13,15 +15,20 @@ export interface RuleFile {
   readonly doc: Record<string, unknown>;
 }
 
-/** Every rule file under `paths` (a file, or a directory walked recursively), sorted by path. */
+/**
+ * Every rule file under `paths` (a file, or a directory walked recursively, but for the `data/`
+ * and `shadows/` directories of a rules dir), sorted by path.
+ */
 export function findRuleFiles(paths: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (entry.name.startsWith('.')) continue;
       const p = join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.isFile() && ruleFileFormat(p) !== undefined) out.push(p);
+      // `data/` holds datasets and `shadows/` shadow runs in a rules dir: not rule files.
+      if (entry.isDirectory()) {
+        if (entry.name !== DATA_DIR && entry.name !== SHADOWS_DIR) walk(p);
+      } else if (entry.isFile() && ruleFileFormat(p) !== undefined) out.push(p);
     }
   };
   for (const p of paths) {

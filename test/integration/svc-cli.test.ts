@@ -237,3 +237,49 @@ describe('svc command', () => {
     assert.equal(svc(['exec', join(tmp.path, 'missing.json'), '--input', '{}']).status, 1);
   });
 });
+
+describe('svc command: a rule file runs with the rulesets and datasets next to it', () => {
+  const examples = join(ROOT, 'examples');
+
+  it('test runs loan with the risk it calls and the high_risk dataset; the data/ directory is not a rule file', () => {
+    const r = svc(['test', join(examples, 'rules')]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /loan\.json \(loan\): 5 passed, 0 failed/);
+    assert.match(r.stdout, /risk\.json \(risk\): 3 passed, 0 failed/);
+    assert.match(r.stdout, /^2 files, 8 tests passed, 0 failed$/m);
+  });
+
+  it('exec and filter of loan resolve its call to risk, which reads @high_risk', () => {
+    const input = JSON.parse(readFileSync(join(examples, 'inputs', 'approve.json'), 'utf8')).input as { applicant: Record<string, unknown> };
+    const approved = svc(['exec', join(examples, 'rules', 'loan.json'), '--input', JSON.stringify(input)]);
+    assert.equal(approved.status, 0, approved.stdout + approved.stderr);
+    assert.equal((untimed(approved.stdout) as { code: string }).code, 'APPROVE');
+    // A country of the high_risk dataset makes risk answer HIGH, so loan does not approve.
+    const risky = { ...input, applicant: { ...input.applicant, country: 'KP' } };
+    const refused = svc(['exec', join(examples, 'rules', 'loan.json'), '--input', JSON.stringify(risky)]);
+    assert.equal(refused.status, 0, refused.stdout + refused.stderr);
+    assert.notEqual((untimed(refused.stdout) as { code: string }).code, 'APPROVE');
+    const filter = svc(['filter', join(examples, 'rules', 'loan.json'), '--known', '{"loan":{"amount":5000}}', '--target', 'APPROVE']);
+    assert.equal(filter.status, 0, filter.stdout + filter.stderr);
+    assert.match((JSON.parse(filter.stdout) as { filter: string }).filter, /applicant_country NOT IN \('KP'/);
+  });
+
+  it('diff compares behaviour with the callee found next to the files; a missing callee is a warning', () => {
+    const changed = svc(['diff', join(examples, 'rules', 'loan.json'), join(examples, 'changes', 'loan-v2.json'), '--json']);
+    assert.equal(changed.status, 1, changed.stderr);
+    assert.equal(changed.stderr, '');
+    const behavior = (JSON.parse(changed.stdout) as { behavior: { equivalent: boolean; regions: Array<{ from_code: string; to_code: string }> } }).behavior;
+    assert.equal(behavior.equivalent, false);
+    assert.ok(
+      behavior.regions.some((r) => r.from_code === 'REVIEW' && r.to_code === 'APPROVE'),
+      JSON.stringify(behavior.regions),
+    );
+    // Alone in a directory, loan's call to risk cannot resolve: said on stderr.
+    const alone = tempDir('svc-cli-alone-');
+    writeFileSync(join(alone.path, 'loan.json'), readFileSync(join(examples, 'rules', 'loan.json')));
+    writeFileSync(join(alone.path, 'loan-v2.json'), readFileSync(join(examples, 'changes', 'loan-v2.json')));
+    const blind = svc(['diff', join(alone.path, 'loan.json'), join(alone.path, 'loan-v2.json')]);
+    assert.equal(blind.status, 1);
+    assert.match(blind.stderr, /warning: 'risk' is called but not found next to the files/);
+  });
+});
