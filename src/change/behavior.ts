@@ -33,6 +33,8 @@ import type { JsonFilterNode } from '../filter/index.js';
 import type { Input } from '../analysis/witness.js';
 import { conjoinPair, indexPath, type IndexedPath, type PairRegion } from './pairs.js';
 import { WitnessSearch } from './witness.js';
+import { jsonEqual } from './structural-diff.js';
+import type { JsonValue } from '../expr/ast.js';
 
 /** Default bound on the paths collected per code and version. */
 export const DEFAULT_DIFF_MAX_PATHS = 1000;
@@ -114,6 +116,10 @@ export function behaviouralDiff(from: CompiledRuleset, to: CompiledRuleset, opti
 }
 
 function diff(from: CompiledRuleset, to: CompiledRuleset, options: BehaviouralDiffOptions): BehaviouralDiff {
+  // Two versions whose steps and execution settings are the same decide every input alike (the
+  // callees and datasets are the same for both): exactly equivalent, whatever the planner could
+  // have written of their paths (dates and calls make those approximate).
+  if (sameDecisions(from, to)) return { equivalent: true, exact: true, truncated: false, regions: [] };
   const maxPaths = options.maxPaths ?? DEFAULT_DIFF_MAX_PATHS;
   const maxPairs = options.maxPairs ?? DEFAULT_DIFF_MAX_PAIRS;
   const maxRegions = options.maxRegions ?? DEFAULT_DIFF_MAX_REGIONS;
@@ -179,4 +185,13 @@ function pathsByCode(compiled: CompiledRuleset, maxPaths: number, opaqueData: bo
     if (finished.length > 0) out.byCode.set(code, simplifyPaths(finished).map(indexPath));
   }
   return out;
+}
+
+/** The parts of a ruleset document that decide its answers (tests, labels and metadata do not). */
+const DECIDING_CONFIG = ['entry_step', 'field_missing', 'timeout_ms', 'input_schema', 'input_validation'] as const;
+
+/** True when `a` and `b` have the same steps and the same deciding settings. */
+function sameDecisions(a: CompiledRuleset, b: CompiledRuleset): boolean {
+  const same = (x: unknown, y: unknown): boolean => x === y || (x !== undefined && y !== undefined && jsonEqual(x as JsonValue, y as JsonValue));
+  return same(a.doc.steps, b.doc.steps) && DECIDING_CONFIG.every((k) => same(a.doc.config[k], b.doc.config[k]));
 }

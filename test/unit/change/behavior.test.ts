@@ -278,3 +278,24 @@ test('call steps: both versions expand the callee (the tenant resolver), and wit
   // Without the resolver every path through the call ends (the engine fails there): no region.
   assert.equal(behaviouralDiff(caller('review'), caller('no')).regions.length, 0);
 });
+
+test('versions with the same steps and deciding settings are exactly equivalent, though their paths are approximate', () => {
+  // A date function makes the planner's paths approximate: without the shortcut the diff of a
+  // version with itself answered `exact: false`.
+  const doc = (version: string, tests: unknown[]): Record<string, unknown> => ({
+    config: { name: 'dated', version, entry_step: 'd', metadata: { owner: version } },
+    steps: {
+      d: { type: 'decision', branches: [{ condition: 'date_diff(loan.start, now(), "days") > 30', next_step: 'late' }], default_next: 'ok' },
+      late: { type: 'terminal', result: { code: 'LATE' } },
+      ok: { type: 'terminal', result: { code: 'OK' } },
+    },
+    tests,
+  });
+  const a = compileRuleset(doc('1.0.0', []));
+  const b = compileRuleset(doc('1.1.0', [{ name: 't', input: { loan: { start: '2026-01-01' } }, expect: { code: 'LATE' } }]));
+  assert.deepEqual(behaviouralDiff(a, a, { now: '2026-11-24' }), { equivalent: true, exact: true, truncated: false, regions: [] });
+  assert.deepEqual(behaviouralDiff(a, b, { now: '2026-11-24' }), { equivalent: true, exact: true, truncated: false, regions: [] });
+  // A deciding setting differs: the planner's answer again.
+  const strict = compileRuleset({ ...doc('1.0.0', []), config: { name: 'dated', entry_step: 'd', field_missing: 'strict' } });
+  assert.notDeepEqual(behaviouralDiff(a, strict, { now: '2026-11-24' }), { equivalent: true, exact: true, truncated: false, regions: [] });
+});
