@@ -8,8 +8,11 @@
  * k connecting to reader k (bench/lib/load.ts `targets`). That is round-robin by connection, as
  * a balancer that keeps connections alive does, with no proxy process taking CPU. With 1 reader
  * both threads connect to it, so the load generator works the same way in both cases.
- * Nothing is pinned: readers and load generator share the cores, which is the point; the load
- * generator's CPU and what else ran on the machine are reported next to the readers'.
+ * With 2+ cores and taskset, reader k is pinned to CPU k-1 (one process per core, as a fleet
+ * spreads over hosts); with 1 reader the load generator is pinned to the other cores (the
+ * baseline at its best: a whole core, no competition from the generator), with 2 readers it is
+ * not pinned and shares the cores with them, which is the point. The load generator's CPU and
+ * what else ran on the machine are reported next to the readers'.
  *
  *   node --import tsx bench/fleet.ts   (after building dist/; or `bash bench/run.sh fleet`)
  *   BENCH_FLEET_SECONDS=4 BENCH_FLEET_ROUNDS=7
@@ -18,7 +21,7 @@ import { availableParallelism } from 'node:os';
 import { startNatsServer, type NatsServer } from '../test/helpers/nats-server.js';
 import { loadNatsApi } from '../src/sync/nats-api.js';
 import { loadTool, runLoad } from './lib/load.js';
-import { cpuSeconds, machineBusySeconds, postJson, startSvc, waitedChildrenCpuSeconds, type SvcServer } from './lib/procs.js';
+import { cpuPlan, cpuSeconds, machineBusySeconds, postJson, startSvc, waitedChildrenCpuSeconds, type SvcServer } from './lib/procs.js';
 import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -61,9 +64,10 @@ async function main(): Promise<void> {
   }
   const machine = machineInfo();
   const cores = availableParallelism();
+  const plan = cpuPlan();
   console.log(
     `fleet bench: 1 writer + 2 readers (broker sync), wrk 2 threads ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s (1 / 2 readers alternating), ` +
-      `${cores} cores, no pinning; load average ${machine.load_average_start.join(' ')}`,
+      `${cores} cores, ${plan ? 'readers pinned to CPU 0 and 1, load generator to ' + plan.load + ' with 1 reader, unpinned with 2' : 'no pinning'}; load average ${machine.load_average_start.join(' ')}`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-fleet-'));
   let broker: NatsServer | undefined;
@@ -74,8 +78,8 @@ async function main(): Promise<void> {
     const writer = await startSvc(['--role', 'writer', '--sync-url', broker.url, '--rules-dir', dir, '--instance-id', 'fleet-writer'], null);
     procs.push(writer);
     const readers: SvcServer[] = [];
-    for (const id of ['fleet-reader-1', 'fleet-reader-2']) {
-      const r = await startSvc(['--role', 'reader', '--sync-url', broker.url, '--instance-id', id], null);
+    for (const [k, id] of ['fleet-reader-1', 'fleet-reader-2'].entries()) {
+      const r = await startSvc(['--role', 'reader', '--sync-url', broker.url, '--instance-id', id], plan ? String(k) : null);
       procs.push(r);
       readers.push(r);
     }
@@ -100,7 +104,15 @@ async function main(): Promise<void> {
       const c0 = readersCpu();
       const l0 = waitedChildrenCpuSeconds();
       const m0 = machineBusySeconds();
-      const x = runLoad({ url: `${a.url}${path}`, body, connections: CONNECTIONS, seconds, cpus: null, targets: targets[n], threads: 2 });
+      const x = runLoad({
+        url: `${a.url}${path}`,
+        body,
+        connections: CONNECTIONS,
+        seconds,
+        cpus: n === 1 ? (plan?.load ?? null) : null,
+        targets: targets[n],
+        threads: 2,
+      });
       const busy = machineBusySeconds() - m0;
       const load = waitedChildrenCpuSeconds() - l0;
       const cpu = readersCpu() - c0;
@@ -187,7 +199,7 @@ async function main(): Promise<void> {
       `One writer (--role writer, rules dir) and two readers (--role reader) fed by a local nats-server (broker sync); the readers got the ruleset through the broker before timing. ` +
       `wrk with 2 threads and ${CONNECTIONS} connections on loopback; with 2 readers thread k connects to reader k (a Lua setup script: round-robin by connection, no proxy), with 1 reader both threads connect to it. ` +
       `${ROUNDS} rounds of ${SECONDS} s alternating 1 / 2 readers (order rotating), after ${WARMUP_SECONDS} s warm-up each; the ratio is the median of the per-round ratios. ` +
-      `No pinning: readers and load generator share the ${cores} cores; the readers' CPU (from /proc), the load generator's (its CPU as a waited-for child) and the rest of the machine's busy time (/proc/stat) are reported.`,
+      `${plan ? `Reader k pinned to CPU k-1; with 1 reader the load generator is pinned to CPU ${plan.load} (the baseline at its best), with 2 it shares the cores with the readers.` : 'No pinning.'} The readers' CPU (from /proc), the load generator's (its CPU as a waited-for child) and the rest of the machine's busy time (/proc/stat) are reported.`,
     summary,
     details: { cores, seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, results: rounds },
   });
