@@ -1,8 +1,12 @@
 /**
  * HTTP suite: `POST /api/v1/execute/:name` and `POST /api/v1/eval` of the real server
- * (dist/, default flags: metrics on, audit sampling 10% to stdout) under load, against a bare
- * fastify server (same fastify, default JSON parser and serializer) whose routes answer the same
- * JSON as a constant, in the same run. Rounds alternate bare / svc; medians are reported.
+ * (dist/, default flags: metrics on, audit sampling 10% to stdout) under load, against two
+ * baselines in the same run whose routes answer the same JSON as a constant: the floor of this
+ * stack, a bare `node:http` server that reads and parses the body (bench/lib/bare-node-http.mjs),
+ * and a bare fastify server (same fastify, default JSON parser and serializer). Rounds run the
+ * three servers back to back, the order rotating each round; the targets are judged on the
+ * median of the per-round ratios (paired within a round, as the auth suite does), the medians
+ * of each server are reported next to them.
  *
  * Load: wrk (or autocannon), 50 connections, loopback, bounded by time. NOTE: load generator
  * and servers share the machine; with 2+ cores and taskset, servers are pinned to CPU 0 and the
@@ -11,20 +15,22 @@
  * too (less sensitive to other work on the machine).
  *
  *   node --import tsx bench/http.ts       (after building dist/; or `bash bench/run.sh http`)
- *   BENCH_HTTP_SECONDS=5 BENCH_HTTP_ROUNDS=5 BENCH_HTTP_CONNECTIONS=50
+ *   BENCH_HTTP_SECONDS=2 BENCH_HTTP_ROUNDS=15 BENCH_HTTP_CONNECTIONS=50
  *   BENCH_HTTP_PROFILE=<dir>: run svc under --cpu-prof, write the profile into <dir>
  */
 import { cpus } from 'node:os';
 import { runLoad, loadTool, type LoadRound } from './lib/load.js';
-import { cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, type Started } from './lib/procs.js';
-import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
+import { BARE_NODE_HTTP, cpuPlan, cpuSeconds, postJson, startBareHttp, startSvc, type Started } from './lib/procs.js';
+import { absoluteRow, envInt, machineInfo, median, printSummary, round, writeReport, type SummaryRow, runMain } from './lib/report.js';
 import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 
-const SECONDS = envInt('BENCH_HTTP_SECONDS', 5);
-const ROUNDS = envInt('BENCH_HTTP_ROUNDS', 5);
+const SECONDS = envInt('BENCH_HTTP_SECONDS', 2);
+const ROUNDS = envInt('BENCH_HTTP_ROUNDS', 15);
 const CONNECTIONS = envInt('BENCH_HTTP_CONNECTIONS', 50);
 const WARMUP_SECONDS = 2;
+/** Target against bare fastify, and against the bare node:http floor. */
 const TARGET_RATIO = 0.85;
+const TARGET_FLOOR_RATIO = 0.95;
 const TARGET_P99_MS = 5;
 
 const EVAL_BODY = { expression: 'user.age >= 18 && user.country in ["US", "CA"]', context: APPROVAL_INPUT };
@@ -58,6 +64,10 @@ interface Measured extends LoadRound {
   readonly rps_per_cpu_s: number | null;
 }
 
+/** The servers of a round: the node:http floor, bare fastify, svc. */
+type Server = 'node' | 'fastify' | 'svc';
+const SERVERS: readonly Server[] = ['node', 'fastify', 'svc'];
+
 async function main(): Promise<void> {
   const tool = loadTool();
   if (tool.tool === null) {
@@ -68,38 +78,38 @@ async function main(): Promise<void> {
   const plan = cpuPlan();
   const profileDir = process.env['BENCH_HTTP_PROFILE'];
   console.log(
-    `http bench: ${tool.tool}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and endpoint (alternating), ` +
+    `http bench: ${tool.tool}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and endpoint (node:http / fastify / svc, order rotating), ` +
       `${plan ? `servers pinned to CPU ${plan.server}, load to CPU ${plan.load}` : 'no pinning'}, load average ${machine.load_average_start.join(' ')}`,
   );
-  const profArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const svc = await startSvc([], plan?.server ?? null, { nodeArgs: profArgs });
-  let bare: (Started & { url: string }) | undefined;
-  const results: Record<string, { bare: Measured[]; svc: Measured[] }> = {};
+  const profArgs = (sub: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', sub ? `${profileDir}/${sub}` : profileDir] : []);
+  const servers: Partial<Record<Server, Started & { url: string }>> = {};
+  const results: Record<string, Record<Server, Measured[]>> = {};
   try {
+    const svc = await startSvc([], plan?.server ?? null, { nodeArgs: profArgs('') });
+    servers.svc = svc;
     await postJson(`${svc.url}/api/v1/rulesets`, APPROVAL_RULESET);
     // The bare routes answer exactly what svc answers (duration_us aside).
     const constants: Record<string, unknown> = {};
     for (const e of ENDPOINTS) constants[e.bareRoute] = await postJson(`${svc.url}${e.path}`, JSON.parse(e.body));
-    bare = await startBareHttp(constants, plan?.server ?? null, profArgs.length > 0 ? [...profArgs.slice(0, 2), `${profileDir}/bare`] : []);
-    const run = (target: Started & { url: string }, e: Endpoint, seconds: number): Measured => {
+    servers.fastify = await startBareHttp(constants, plan?.server ?? null, profArgs('bare'));
+    servers.node = await startBareHttp(constants, plan?.server ?? null, profArgs('node'), BARE_NODE_HTTP);
+    const run = (s: Server, e: Endpoint, seconds: number): Measured => {
+      const target = servers[s] as Started & { url: string };
       const cpu0 = cpuSeconds(target.pid);
       const r = runLoad({ url: `${target.url}${e.path}`, body: e.body, connections: CONNECTIONS, seconds, cpus: plan?.load ?? null });
       const cpu = cpuSeconds(target.pid) - cpu0;
       return { ...r, server_cpu_s: round(cpu, 2), rps_per_cpu_s: cpu > 0 ? Math.round(r.requests / cpu) : null };
     };
     for (const e of ENDPOINTS) {
-      run(bare, e, WARMUP_SECONDS);
-      run(svc, e, WARMUP_SECONDS);
-      const rounds = { bare: [] as Measured[], svc: [] as Measured[] };
+      for (const s of SERVERS) run(s, e, WARMUP_SECONDS);
+      const rounds: Record<Server, Measured[]> = { node: [], fastify: [], svc: [] };
       for (let r = 0; r < ROUNDS; r++) {
-        for (const [name, target] of [
-          ['bare', bare],
-          ['svc', svc],
-        ] as const) {
-          const m = run(target, e, SECONDS);
-          rounds[name].push(m);
+        // NOTE: the order rotates each round so that no server always runs right after another.
+        for (const s of [...SERVERS.slice(r % 3), ...SERVERS.slice(0, r % 3)]) {
+          const m = run(s, e, SECONDS);
+          rounds[s].push(m);
           console.log(
-            `  ${e.name.padEnd(28)} round ${r + 1} ${name.padEnd(4)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms.toFixed(2)} ms  p99 ${m.p99_ms.toFixed(2)} ms  ` +
+            `  ${e.name.padEnd(28)} round ${String(r + 1).padStart(2)} ${s.padEnd(7)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms.toFixed(2)} ms  p99 ${m.p99_ms.toFixed(2)} ms  ` +
               `${String(m.rps_per_cpu_s ?? '-').padStart(7)} req/cpu-s  errors ${m.errors}`,
           );
         }
@@ -107,60 +117,78 @@ async function main(): Promise<void> {
       results[e.name] = rounds;
     }
   } finally {
-    await svc.stop();
-    await bare?.stop();
+    await Promise.all(Object.values(servers).map((s) => s.stop()));
   }
 
   const summary: SummaryRow[] = [];
   for (const e of ENDPOINTS) {
     const r = results[e.name]!;
-    const med = (xs: Measured[], f: (m: Measured) => number | null) => median(xs.map((m) => f(m) ?? Number.NaN));
-    const errors = [...r.bare, ...r.svc].reduce((n, m) => n + m.errors, 0);
-    summary.push(
-      throughputRow(
-        `${e.name} requests/s`,
-        'req/s',
-        med(r.svc, (m) => m.rps),
-        med(r.bare, (m) => m.rps),
-        'bare fastify',
-        TARGET_RATIO,
-        errors ? `${errors} errors` : undefined,
-      ),
-      absoluteRow(
-        `${e.name} p99 latency at ${CONNECTIONS} connections`,
-        'ms',
-        round(
-          med(r.svc, (m) => m.p99_ms),
-          2,
-        ),
-        `< ${TARGET_P99_MS} ms`,
-        med(r.svc, (m) => m.p99_ms) < TARGET_P99_MS,
-        `bare: ${round(
-          med(r.bare, (m) => m.p99_ms),
-          2,
-        )} ms`,
-      ),
-      throughputRow(
-        `${e.name} requests per server CPU-second`,
-        'req/cpu-s',
-        med(r.svc, (m) => m.rps_per_cpu_s),
-        med(r.bare, (m) => m.rps_per_cpu_s),
-        'bare fastify',
-        null,
-      ),
-    );
+    summary.push(...endpointRows(e.name, r));
   }
   printSummary(summary);
   writeReport({
     suite: 'http',
     machine,
     method:
-      `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per server, alternating bare and svc, after ${WARMUP_SECONDS} s warm-up each; medians. ` +
-      `${plan ? `Both servers pinned to CPU ${plan.server} (taskset), the load generator to CPU ${plan.load}: each server has one core.` : 'No CPU pinning (load generator and server share the cores).'} ` +
-      "svc runs with its defaults (metrics on, audit sampling 10% to stdout → /dev/null); the bare fastify server has the same route patterns (same routing work) and answers the same JSON as a constant, with fastify's default JSON parser and serializer.",
+      `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per server, each round running the bare node:http server, bare fastify and svc back to back in an order that rotates each round, after ${WARMUP_SECONDS} s warm-up each. ` +
+      'Ratios are the median of the per-round ratios (paired within a round, which cancels most of the drift of a shared machine); the median figures of each server are in the note. ' +
+      `${plan ? `All servers pinned to CPU ${plan.server} (one runs load at a time), the load generator to CPU ${plan.load}: each server has one core.` : 'No CPU pinning (load generator and server share the cores).'} ` +
+      'svc runs with its defaults (metrics on, audit sampling 10% to stdout → /dev/null); both baselines have the same route patterns and answer the same JSON as a constant: ' +
+      'node:http reads the body and parses it with JSON.parse (the floor of any JSON route on this stack), fastify uses its default JSON parser and serializer.',
     summary,
     details: { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, cores: cpus().length, pinning: plan, endpoints: ENDPOINTS, results },
   });
+}
+
+/** The summary rows of one endpoint: svc against each baseline (paired ratios), p99, CPU per request. */
+function endpointRows(name: string, r: Record<Server, Measured[]>): SummaryRow[] {
+  const med = (xs: Measured[], f: (m: Measured) => number | null) => median(xs.map((m) => f(m) ?? Number.NaN));
+  const paired = (base: Server, f: (m: Measured) => number | null): number =>
+    round(median(r.svc.map((x, i) => (f(x) ?? Number.NaN) / (f(r[base][i] as Measured) ?? Number.NaN))), 3);
+  const errors = SERVERS.reduce((n, s) => n + r[s].reduce((k, m) => k + m.errors, 0), 0);
+  const errNote = errors ? `; ${errors} errors` : '';
+  const rps = (s: Server) => med(r[s], (m) => m.rps);
+  const perCpu = (s: Server) => med(r[s], (m) => m.rps_per_cpu_s);
+  const usPerReq = (s: Server) => round(1e6 / perCpu(s), 1);
+  const rows: SummaryRow[] = [];
+  for (const [base, label, target] of [
+    ['node', 'bare node:http', TARGET_FLOOR_RATIO],
+    ['fastify', 'bare fastify', TARGET_RATIO],
+  ] as const) {
+    const ratio = paired(base, (m) => m.rps);
+    rows.push({
+      metric: `${name} requests/s vs ${label} (median of per-round ratios)`,
+      unit: 'req/s',
+      svc: rps('svc'),
+      baseline: rps(base),
+      baseline_name: label,
+      ratio,
+      target: `>= ${target} x ${label}`,
+      pass: ratio >= target,
+      note: `medians ${rps('svc')} vs ${rps(base)} req/s; per server CPU-second ${paired(base, (m) => m.rps_per_cpu_s)}${errNote}`,
+    });
+  }
+  rows.push(
+    absoluteRow(
+      `${name} p99 latency at ${CONNECTIONS} connections`,
+      'ms',
+      round(
+        med(r.svc, (m) => m.p99_ms),
+        2,
+      ),
+      `< ${TARGET_P99_MS} ms`,
+      med(r.svc, (m) => m.p99_ms) < TARGET_P99_MS,
+      `node:http: ${round(
+        med(r.node, (m) => m.p99_ms),
+        2,
+      )} ms, fastify: ${round(
+        med(r.fastify, (m) => m.p99_ms),
+        2,
+      )} ms`,
+    ),
+    absoluteRow(`${name} server CPU per request`, 'us', usPerReq('svc'), 'report', true, `node:http ${usPerReq('node')} us, fastify ${usPerReq('fastify')} us`),
+  );
+  return rows;
 }
 
 runMain(main);

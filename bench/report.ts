@@ -23,6 +23,7 @@ const ORDER = [
   'grpc',
   'scale',
   'multicore',
+  'fleet',
   'filter',
   'diff',
   'impact',

@@ -6,13 +6,13 @@
 #
 # Usage: bash bench/run.sh [suite ...]     (default: every suite, about 6-8 minutes)
 #        npm run bench                      (the same, from the repository root)
-# Suites: engine tables calls schema batch http auth shadow declog grpc scale multicore filter diff impact sync-propagation
+# Suites: engine tables calls schema batch http auth shadow declog grpc scale multicore fleet filter diff impact sync-propagation
 # Results: bench/results/<suite>-<timestamp>.json; BENCHMARKS.md at the repository root.
 # A suite that fails is reported and the others still run; the exit status is then 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=(engine tables calls schema batch http auth shadow declog grpc scale multicore filter diff impact sync-propagation)
+ALL_SUITES=(engine tables calls schema batch http auth shadow declog grpc scale multicore fleet filter diff impact sync-propagation)
 
 if [ ! -f bench/node_modules/.package-lock.json ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
   echo "bench: installing bench dependencies (npm ci in bench/)" >&2
@@ -36,6 +36,7 @@ if [ ${#suites[@]} -eq 0 ]; then suites=("${ALL_SUITES[@]}"); fi
 for suite in "${suites[@]}"; do
   case "$suite" in
     http|auth|shadow|declog|scale|multicore) ensure_tool wrk wrk ;;
+    fleet) ensure_tool wrk wrk; ensure_tool nats-server nats-server ;;
     grpc) ensure_tool h2load nghttp2-client ;;
     sync-propagation) ensure_tool nats-server nats-server ;;
   esac
@@ -47,8 +48,8 @@ failed=()
 started=$(date +%s)
 for suite in "${suites[@]}"; do
   if [ ! -f "bench/${suite}.ts" ]; then echo "bench: unknown suite '${suite}' (suites: ${ALL_SUITES[*]})" >&2; failed+=("$suite"); continue; fi
-  if [ "$suite" = sync-propagation ] && ! command -v nats-server >/dev/null 2>&1; then
-    echo "bench: skipping sync-propagation: nats-server is not installed" >&2
+  if { [ "$suite" = sync-propagation ] || [ "$suite" = fleet ]; } && ! command -v nats-server >/dev/null 2>&1; then
+    echo "bench: skipping ${suite}: nats-server is not installed" >&2
     continue
   fi
   echo "=== bench: ${suite} ($(date -u +%H:%M:%S), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"

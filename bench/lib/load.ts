@@ -34,6 +34,14 @@ export interface LoadSpec {
   readonly paths?: readonly string[];
   /** Extra request headers (lower-case names), e.g. `authorization`. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * wrk only: `host:port` of the servers to spread the load over. wrk then runs one thread per
+   * entry (or `threads`), thread k connecting to entry k mod n (its share of the connections):
+   * round-robin over the servers by connection, as a balancer would, without a proxy.
+   */
+  readonly targets?: readonly string[];
+  /** wrk only: threads (default 1, or one per target). */
+  readonly threads?: number;
 }
 
 /** The load tool that will be used, or null with the reason. */
@@ -52,6 +60,7 @@ export function loadTool(): { tool: 'wrk' | 'autocannon' } | { tool: null; reaso
 export function runLoad(spec: LoadSpec): LoadRound {
   const t = loadTool();
   if (t.tool === null) throw new Error(t.reason);
+  if (t.tool !== 'wrk' && spec.targets !== undefined && spec.targets.length > 1) throw new Error('spreading load over several servers needs wrk');
   return t.tool === 'wrk' ? wrk(spec) : autocannon(spec);
 }
 
@@ -67,9 +76,26 @@ function wrk(spec: LoadSpec): LoadRound {
           .join('') +
         (spec.paths && spec.paths.length > 0
           ? `local paths = {${spec.paths.map(luaString).join(',')}}\nrequest = function() return wrk.format(nil, paths[math.random(#paths)]) end\n`
+          : '') +
+        (spec.targets && spec.targets.length > 0
+          ? `local targets = {${spec.targets.map(luaString).join(',')}}\nlocal started = 0\n` +
+            'setup = function(thread)\n  local t = targets[(started % #targets) + 1]\n  started = started + 1\n' +
+            '  local host, port = t:match("^(.*):(%d+)$")\n  thread.addr = wrk.lookup(host, port)[1]\nend\n'
           : ''),
     );
-    const [cmd, args] = pinned(spec.cpus, 'wrk', ['-t', '1', '-c', String(spec.connections), '-d', `${spec.seconds}s`, '--latency', '-s', script, spec.url]);
+    const threads = spec.threads ?? (spec.targets && spec.targets.length > 0 ? spec.targets.length : 1);
+    const [cmd, args] = pinned(spec.cpus, 'wrk', [
+      '-t',
+      String(threads),
+      '-c',
+      String(spec.connections),
+      '-d',
+      `${spec.seconds}s`,
+      '--latency',
+      '-s',
+      script,
+      spec.url,
+    ]);
     const out = spawnSync(cmd, args, { encoding: 'utf8', timeout: (spec.seconds + 30) * 1000 });
     const text = out.stdout ?? '';
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(text);

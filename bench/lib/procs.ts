@@ -15,6 +15,8 @@ import { ROOT } from './report.js';
 export const SERVER_BIN = join(ROOT, 'dist', 'bin', 'svc-server.js');
 /** The bare fastify baseline. */
 export const BARE_HTTP = join(ROOT, 'bench', 'lib', 'bare-http.mjs');
+/** The bare `node:http` baseline (the floor: no framework). */
+export const BARE_NODE_HTTP = join(ROOT, 'bench', 'lib', 'bare-node-http.mjs');
 
 /** True when `bin` is on PATH. */
 export function onPath(bin: string): boolean {
@@ -130,12 +132,20 @@ export async function startSvc(
   };
 }
 
-/** Starts the bare fastify baseline with `routes` (path → constant body), pinned to `cpuList`. */
-export async function startBareHttp(routes: Record<string, unknown>, cpuList: string | null, nodeArgs: string[] = []): Promise<Started & { url: string }> {
+/**
+ * Starts the bare fastify baseline with `routes` (path → constant body), pinned to `cpuList`.
+ * `script`: BARE_NODE_HTTP for the bare `node:http` server (same routes, same answers).
+ */
+export async function startBareHttp(
+  routes: Record<string, unknown>,
+  cpuList: string | null,
+  nodeArgs: string[] = [],
+  script: string = BARE_HTTP,
+): Promise<Started & { url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-bare-'));
   const file = join(dir, 'routes.json');
   writeFileSync(file, JSON.stringify(routes));
-  const [cmd, args] = pinned(cpuList, process.execPath, [...nodeArgs, BARE_HTTP, file]);
+  const [cmd, args] = pinned(cpuList, process.execPath, [...nodeArgs, script, file]);
   try {
     const s = await spawnReady(cmd, args, 'stdout', ['bare listening']);
     return { ...s, url: String(s.lines.get('bare listening')!['url']) };
@@ -158,6 +168,33 @@ export function cpuSeconds(pid: number): number {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * CPU seconds (user + system) of this process's children that have been waited for (Linux
+ * /proc, NaN elsewhere): read before and after a `spawnSync` of the load generator, the
+ * difference is the load generator's CPU time.
+ */
+export function waitedChildrenCpuSeconds(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Busy CPU seconds of the whole machine so far, all cores (Linux /proc/stat), NaN elsewhere. */
+export function machineBusySeconds(): number {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
+    const busy = cpu.slice(0, 8).reduce((n, x, i) => (i === 3 || i === 4 ? n : n + x), 0);
+    return busy / CLK_TCK;
   } catch {
     return Number.NaN;
   }
