@@ -93,6 +93,8 @@ function RulesetList({ epoch }: { epoch: number }) {
     call<Listed[]>('GET', '/api/v1/rulesets').then(
       (l) => {
         setList(l);
+        // The time the page became usable with data, for the tests' 1 s budget (docs/console.md).
+        if (performance.getEntriesByName('console:list-ready').length === 0) performance.mark('console:list-ready');
         // The warnings badge: the analysis of each listed ruleset (computed once per stored version).
         l.slice(0, 100).forEach((r) =>
           call<{ warnings: unknown[] }>('GET', `/api/v1/rulesets/${enc(r.name)}/analysis`).then(
@@ -173,7 +175,7 @@ function App() {
           <a href="#/">Rulesets</a>
         </nav>
         <span class="spacer" />
-        <TenantPicker onChange={refresh} />
+        <TenantPicker key={epoch} onChange={refresh} />
         {apiKey() !== null && (
           <button
             type="button"
