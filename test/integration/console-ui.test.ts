@@ -231,3 +231,35 @@ describe('console in Chromium', () => {
     await page.close();
   });
 });
+
+describe('console with multi-tenancy', () => {
+  let server: ServerProcess;
+  let browser: TestBrowser;
+
+  before(async () => {
+    server = await startServer(['--multi-tenancy-enabled']);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('lists the tenants and shows the rulesets of the one picked', async () => {
+    const { page, errors, failed } = await browser.page();
+    assert.equal((await http(server.url, 'POST', '/api/v1/tenants', { id: 'acme' })).status, 201);
+    const pricing = { config: { name: 'pricing', entry_step: 't' }, steps: { t: { type: 'terminal', result: { code: 'A' } } } };
+    assert.equal((await http(server.url, 'POST', '/api/v1/rulesets', pricing, { 'x-tenant-id': 'acme' })).status, 200);
+    await page.goto(`${server.url}/console/`);
+    await page.waitForFunction(`[...document.querySelectorAll('header select option')].some((o) => o.value === 'acme')`);
+    assert.equal(await page.$$eval('tr[data-ruleset]', (r) => r.length), 0);
+    await page.selectOption('header select', 'acme');
+    await page.waitForSelector('tr[data-ruleset="pricing"]');
+    assert.equal(await page.evaluate('sessionStorage.getItem("svc.console.tenant")'), 'acme');
+    await page.click('tr[data-ruleset="pricing"] a');
+    await page.waitForSelector('.node[data-step="t"][data-kind="terminal"]');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(failed, []);
+    await page.close();
+  });
+});
