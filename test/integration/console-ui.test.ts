@@ -205,20 +205,32 @@ describe('console in Chromium', () => {
     const doc = {
       config: { name: 'kinds', entry_step: 't' },
       steps: {
-        t: { type: 'table', inputs: ['x'], rows: [{ when: ['> 1'], next_step: 'c' }], default_next: 'end' },
-        c: { type: 'call', ruleset: 'loan', result: 'r', next_step: 'a' },
-        a: { type: 'action', actions: [{ type: 'set_variable', name: 'v', value: '1' }], next_step: 'd' },
-        d: { type: 'decision', branches: [{ condition: '$v == 1', next_step: 'end' }], default_next: 'end' },
-        end: { type: 'terminal', result: { code: 'DONE' } },
+        t: {
+          type: 'table',
+          name: 'Route by amount',
+          inputs: ['order.amount', 'user.country'],
+          rows: [
+            { when: ['> 1000', '-'], next_step: 'c' },
+            { when: ['-', '"MX"'], next_step: 'refer' },
+          ],
+          default_next: 'end',
+        },
+        c: { type: 'call', name: 'Ask loan', ruleset: 'loan', input: { applicant: 'user' }, result: 'loan', next_step: 'a' },
+        a: { type: 'action', name: 'Remember code', actions: [{ action: 'set_variable', name: 'v', value: '$loan.code' }], next_step: 'd' },
+        d: { type: 'decision', name: 'Approved?', branches: [{ condition: '$v == "APPROVED"', next_step: 'end' }], default_next: 'refer' },
+        end: { type: 'terminal', name: 'Done', result: { code: 'DONE' } },
+        refer: { type: 'terminal', name: 'Refer', result: { code: 'REFER' } },
       },
     };
-    await page.fill('#doc-editor', JSON.stringify(doc));
-    await page.waitForFunction(`document.querySelectorAll('.node').length === 5`);
+    await page.fill('#doc-editor', JSON.stringify(doc, null, 2));
+    await page.waitForFunction(`document.querySelectorAll('.node').length === 6`);
     const shapes = await page.$$eval('.node', (els) =>
       els.map((e) => `${e.getAttribute('data-kind')}:${e.querySelector('.shape')?.tagName}:${e.querySelectorAll('rect,line').length}`).sort(),
     );
-    assert.deepEqual(shapes, ['action:rect:1', 'call:rect:2', 'decision:polygon:0', 'table:rect:4', 'terminal:rect:1']);
-    assert.match((await page.textContent('[data-edge="steps.t.rows[0]"]')) ?? '', /row 0: > 1/);
+    assert.deepEqual(shapes, ['action:rect:1', 'call:rect:2', 'decision:polygon:0', 'table:rect:4', 'terminal:rect:1', 'terminal:rect:1']);
+    assert.match((await page.textContent('[data-edge="steps.t.rows[0]"]')) ?? '', /row 0: > 1000 \| -/);
+    await page.waitForSelector('#validity.ok');
+    await screenshot(page, 'kinds');
     // Keyboard: focus the graph, zoom in with +.
     const before = await page.getAttribute('.graph svg > g', 'transform');
     await page.focus('.graph');
