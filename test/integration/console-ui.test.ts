@@ -171,6 +171,12 @@ describe('console in Chromium', () => {
     // Shadow status: none.
     await page.click('[data-tab="Shadow"]');
     await page.waitForSelector('#shadow:has-text("No shadow run")');
+    const candidate = { ...LOAN, config: { ...LOAN.config, version: '2.0.0' } };
+    assert.equal((await http(server.url, 'PUT', '/api/v1/rulesets/loan/shadow', { candidate, sample_rate: 50 })).status, 200);
+    await page.click('#shadow button:has-text("Refresh")');
+    await page.waitForSelector('#shadow table.kv');
+    assert.match((await page.textContent('#shadow')) ?? '', /candidate_version\s*2\.0\.0/);
+    assert.match((await page.textContent('#shadow')) ?? '', /sample_rate\s*50/);
 
     // The list: search and the warnings badge (a ruleset stored over the API with an unreachable step).
     const orders = {
