@@ -5,7 +5,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { apiKey, call, enc, onUnauthorized, setApiKey, setTenant, tenant } from './api';
+import { ApiError, apiKey, call, enc, onUnauthorized, setApiKey, setTenant, tenant } from './api';
 import { RulesetPage } from './ruleset';
 import './style.css';
 
@@ -48,7 +48,8 @@ function KeyPrompt({ onDone, failed }: { onDone: () => void; failed: boolean }) 
 }
 
 function TenantPicker({ onChange }: { onChange: () => void }) {
-  const [tenants, setTenants] = useState<string[] | null>(null);
+  // null: unknown (the key may not list tenants: a text field); 'off': no multi-tenancy (hidden).
+  const [tenants, setTenants] = useState<string[] | null | 'off'>(null);
   const [value, setValue] = useState(tenant());
   useEffect(() => {
     call<unknown>('GET', '/api/v1/tenants').then(
@@ -56,7 +57,7 @@ function TenantPicker({ onChange }: { onChange: () => void }) {
         const list = Array.isArray(t) ? t : ((t as { tenants?: unknown[] } | null)?.tenants ?? []);
         setTenants(list.map((x) => (typeof x === 'string' ? x : String((x as { id?: unknown }).id ?? ''))).filter((x) => x !== ''));
       },
-      () => setTenants(null),
+      (e: unknown) => setTenants(e instanceof ApiError && e.status === 404 && tenant() === '' ? 'off' : null),
     );
   }, []);
   const pick = (v: string) => {
@@ -64,10 +65,11 @@ function TenantPicker({ onChange }: { onChange: () => void }) {
     setTenant(v);
     onChange();
   };
+  if (tenants === 'off') return null;
   return (
     <label class="tenant">
       Tenant{' '}
-      {tenants && tenants.length > 0 ? (
+      {tenants !== null && tenants.length > 0 ? (
         <select value={value} onChange={(e) => pick(e.currentTarget.value)}>
           <option value="">(none)</option>
           {tenants.map((t) => (

@@ -192,6 +192,7 @@ describe('console in Chromium', () => {
     await page.goto(`${server.url}/console/#/`);
     await page.waitForSelector('tr[data-ruleset="loan"]');
     await page.waitForSelector('tr[data-ruleset="orders"] .badge.warn');
+    assert.equal(await page.$$eval('header .tenant', (e) => e.length), 0, 'no tenant picker without multi-tenancy');
     assert.equal(await page.textContent('tr[data-ruleset="orders"] .badge.warn'), '1');
     await screenshot(page, 'list');
     await page.fill('input[type="search"]', 'nothing-like-it');
