@@ -133,6 +133,20 @@ export function RulesetPage({ name }: { name: string | null }) {
     }
   };
 
+  // Ctrl+S (or Cmd+S) saves, Escape closes the step form.
+  const saveRef = useRef(save);
+  saveRef.current = save;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key === 's') {
+        e.preventDefault();
+        void saveRef.current();
+      } else if (e.key === 'Escape') setSelected(null);
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
+
   const marks: Marks = useMemo(
     () => ({
       ...(lit ? { lit } : {}),
@@ -163,7 +177,7 @@ export function RulesetPage({ name }: { name: string | null }) {
             {validation && validation.warnings.length > 0 ? ` · ${validation.warnings.length} warning(s)` : ''}
           </span>
           <span class="spacer" />
-          <button type="button" class="primary" id="save" onClick={save} disabled={parseError !== null}>
+          <button type="button" class="primary" id="save" title="Save (Ctrl+S)" onClick={save} disabled={parseError !== null}>
             Save
           </button>
         </div>
@@ -171,10 +185,10 @@ export function RulesetPage({ name }: { name: string | null }) {
           <div class={`save ${saveState.ok ? 'ok' : 'error'}`} id="save-result">
             {saveState.text}
             {saveState.failures && (
-              <ul>
-                {saveState.failures.map((f, i) => (
+              <ul class="failures">
+                {(saveState.failures as { name?: string; expected?: unknown; actual?: unknown }[]).map((f, i) => (
                   <li key={i}>
-                    <code>{JSON.stringify(f)}</code>
+                    <strong>{f.name}</strong>: expected <code>{JSON.stringify(f.expected)}</code>, got <code>{JSON.stringify(f.actual)}</code>
                   </li>
                 ))}
               </ul>
