@@ -47,7 +47,8 @@ export function RunPanel(props: {
   stored: string | null;
   input: string;
   setInput: (t: string) => void;
-  autoRun: boolean;
+  /** Run once at mount: the draft or the stored version (a witness); null: no. */
+  autoRun: 'draft' | 'stored' | null;
   onRan: () => void;
   onTrace: (lit: Marks['lit']) => void;
 }) {
@@ -72,9 +73,9 @@ export function RunPanel(props: {
     }
   };
   useEffect(() => {
-    if (props.autoRun) {
+    if (props.autoRun !== null) {
       props.onRan();
-      void run(stored === null);
+      void run(props.autoRun === 'draft' || stored === null);
     }
   }, [props.autoRun]);
   return (
@@ -240,14 +241,17 @@ interface DiffAnswer {
 /** Versions: the list, a diff between two of them, rollback. */
 export function VersionsPanel({
   name,
+  doc,
   epoch,
   onRolledBack,
   onWitness,
 }: {
   name: string;
+  doc: RulesetDoc;
   epoch: number;
   onRolledBack: () => void;
-  onWitness: (input: unknown) => void;
+  /** Runs a witness: on the editor's document (`draft`) or the stored version. */
+  onWitness: (input: unknown, draft: boolean) => void;
 }) {
   const [versions, setVersions] = useState<Versions | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -266,7 +270,7 @@ export function VersionsPanel({
       (e) => setError(errorText(e)),
     );
   }, [name, epoch, reload]);
-  const side = (s: string) => (s === 'current' ? 'current' : Number(s));
+  const side = (s: string) => (s === 'current' ? 'current' : s === 'editor' ? doc : Number(s));
   const runDiff = async () => {
     setError(null);
     try {
@@ -296,6 +300,9 @@ export function VersionsPanel({
         seq {v.seq} ({v.version})
       </option>
     )),
+    <option key="editor" value="editor">
+      the editor's document
+    </option>,
   ];
   return (
     <div>
@@ -376,7 +383,7 @@ export function VersionsPanel({
               {r.witness !== null ? (
                 <div>
                   <span class="muted">witness</span> <code>{JSON.stringify(r.witness)}</code>{' '}
-                  <button type="button" class="run-witness" onClick={() => onWitness(r.witness)}>
+                  <button type="button" class="run-witness" onClick={() => onWitness(r.witness, to === 'editor')}>
                     Run witness
                   </button>
                 </div>

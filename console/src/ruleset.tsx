@@ -52,7 +52,7 @@ export function RulesetPage({ name }: { name: string | null }) {
   const [stored, setStored] = useState<string | null>(name);
   const [versionEpoch, setVersionEpoch] = useState(0);
   const [runInput, setRunInput] = useState('{\n  \n}');
-  const [autoRun, setAutoRun] = useState(false);
+  const [autoRun, setAutoRun] = useState<'draft' | 'stored' | null>(null);
 
   /** Marks of runs and tests describe the document they ran on: a new document drops them. */
   const clearMarks = () => {
@@ -290,20 +290,21 @@ export function RulesetPage({ name }: { name: string | null }) {
             </div>
           )}
           {tab === 'Run' && (
-            <RunPanel doc={doc} stored={stored} input={runInput} setInput={setRunInput} autoRun={autoRun} onRan={() => setAutoRun(false)} onTrace={setLit} />
+            <RunPanel doc={doc} stored={stored} input={runInput} setInput={setRunInput} autoRun={autoRun} onRan={() => setAutoRun(null)} onTrace={setLit} />
           )}
           {tab === 'Tests' && <TestsPanel doc={doc} stored={stored} onCoverage={setUncovered} />}
           {tab === 'Versions' && stored && (
             <VersionsPanel
               name={stored}
+              doc={doc}
               epoch={versionEpoch}
               onRolledBack={() => {
                 setSaveState(null);
                 call<RulesetDoc>('GET', `/api/v1/rulesets/${enc(stored)}`).then(load, (e) => setLoadError(errorText(e)));
               }}
-              onWitness={(input) => {
+              onWitness={(input, draft) => {
                 setRunInput(JSON.stringify(input, null, 2));
-                setAutoRun(true);
+                setAutoRun(draft ? 'draft' : 'stored');
                 setTab('Run');
               }}
             />

@@ -138,7 +138,16 @@ describe('console in Chromium', () => {
     await screenshot(page, 'diff');
     await page.click('.region .run-witness');
     await page.waitForSelector('#run-result');
-    assert.match((await page.textContent('#run-result')) ?? '', /APPROVED/);
+    assert.match((await page.textContent('#run-result')) ?? '', /stored version:\s*APPROVED/);
+    // The editor's document as the "to" side: its change (code OK) is a region too, its witness runs on the draft.
+    await page.click('[data-tab="Versions"]');
+    await page.selectOption('#diff-from', 'current');
+    await page.selectOption('#diff-to', 'editor');
+    await page.click('#run-diff');
+    await page.waitForSelector('#diff-result:has-text("APPROVED → OK")');
+    await page.click('.region:has-text("APPROVED → OK") .run-witness');
+    await page.waitForSelector('#run-result:has-text("draft (the editor):")');
+    assert.match((await page.textContent('#run-result')) ?? '', /OK/);
 
     // Roll back to version 1 (two clicks): the editor shows it again.
     await page.click('[data-tab="Versions"]');
