@@ -206,6 +206,12 @@ describe('console in Chromium', () => {
     await screenshot(page, 'list');
     await page.fill('input[type="search"]', 'nothing-like-it');
     assert.equal(await page.$$eval('tr[data-ruleset]', (r) => r.length), 0);
+    // Its warning is drawn at its step.
+    await page.goto(`${server.url}/console/#/r/orders`);
+    await page.waitForSelector('.node.warning[data-step="orphan"]');
+    assert.deepEqual(await ids(page, '.node.warning'), ['orphan']);
+    await page.click('.node[data-step="orphan"]');
+    assert.match((await page.textContent('#step-form .step-findings')) ?? '', /UNREACHABLE_STEP/);
 
     assert.deepEqual(errors, []);
     // The refusals the scenario provoked, and nothing else: no tenants route (multi-tenancy is
