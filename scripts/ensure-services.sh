@@ -9,6 +9,9 @@ command -v nats-server >/dev/null 2>&1 || need_apt+=(nats-server)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server mariadb-client)
+# The console's browser tests (docs/console.md) drive Debian's Chromium through playwright-core;
+# nothing is downloaded by playwright itself.
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "ensure-services: installing ${need_apt[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

@@ -67,4 +67,7 @@ with_progress building node_modules/.bin/tsc -p tsconfig.json
 # The bin entries of package.json point at these files: executable, as `npm install -g .` and
 # `npx` leave them, so they also run as ./dist/bin/<tool>.js.
 chmod +x dist/bin/*.js
+# The web console (docs/console.md): esbuild bundles console/src into dist/console/ (about a second).
+echo "setup: building dist/console/ (esbuild)..." >&2
+node scripts/build-console.mjs
 echo "setup: done in $((SECONDS - started)) s" >&2

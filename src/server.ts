@@ -25,6 +25,7 @@ import { prepareSync } from './sync/index.js';
 import { redactUrl } from './sync/broker-auth.js';
 import { DecisionStream } from './sync/decision-stream.js';
 import { buildHttpApp } from './transport/http/app.js';
+import { DEFAULT_CONSOLE_DIR } from './transport/http/console.js';
 import { loadHttpsOptions } from './transport/http/https.js';
 import { openDoorMessage, openDoors } from './transport/open-door.js';
 import { startGrpcServer } from './transport/grpc/server.js';
@@ -181,6 +182,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       logger,
       ...(httpAuth ? { auth: httpAuth } : {}),
       ...(https ? { https } : {}),
+      ...(config.disableConsole ? {} : { consoleDir: DEFAULT_CONSOLE_DIR }),
     });
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
     const addr = app.server.address() as AddressInfo;

@@ -293,6 +293,7 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     udsPath: r.str('uds-path'),
     disableHttp: r.bool('disable-http'),
     disableGrpc: r.bool('disable-grpc'),
+    disableConsole: r.bool('disable-console'),
     grpcTlsCert: r.str('grpc-tls-cert'),
     grpcTlsKey: r.str('grpc-tls-key'),
     httpTlsCert: r.str('http-tls-cert'),

@@ -145,6 +145,15 @@ export const FLAGS: readonly FlagDef[] = [
   { name: 'disable-http', env: 'SVC_DISABLE_HTTP', kind: BOOL, default: 'false', group: 'Network', doc: 'Do not start the HTTP server.', example: 'true' },
   { name: 'disable-grpc', env: 'SVC_DISABLE_GRPC', kind: BOOL, default: 'false', group: 'Network', doc: 'Do not start the gRPC server.', example: 'true' },
   {
+    name: 'disable-console',
+    env: 'SVC_DISABLE_CONSOLE',
+    kind: BOOL,
+    default: 'false',
+    group: 'Network',
+    doc: 'Do not serve the web console at /console/ (see docs/console.md).',
+    example: 'true',
+  },
+  {
     name: 'grpc-tls-cert',
     env: 'SVC_GRPC_TLS_CERT',
     kind: TEXT,

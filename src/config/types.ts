@@ -24,6 +24,8 @@ export interface Config {
   readonly udsPath: string | null;
   readonly disableHttp: boolean;
   readonly disableGrpc: boolean;
+  /** `--disable-console`: no `/console/` routes. */
+  readonly disableConsole: boolean;
   /** PEM certificate and key for gRPC TLS: both set or both null. */
   readonly grpcTlsCert: string | null;
   readonly grpcTlsKey: string | null;

@@ -18,6 +18,7 @@ import { Drain } from './drain.js';
 import type { ReportUnexpected } from './errors.js';
 import { frameworkErrors, registerErrorHandler, registerNotFound } from './fastify-errors.js';
 import { registerRoutes } from './fastify-routes.js';
+import { registerConsole } from './console.js';
 import { registerDebugCors, registerDrainHooks } from './hooks.js';
 import { createHotDispatch, MAX_PATH_PARAM } from './hot-dispatch.js';
 import { readJsonBody } from './json-body.js';
@@ -62,6 +63,8 @@ export interface HttpAppOptions {
   readonly auth?: HttpAuth;
   /** HTTPS (`--http-tls-cert`, and mTLS with `--tls-client-ca`); absent: plain HTTP. */
   readonly https?: HttpsOptions;
+  /** The web console's built files (./console.ts); absent: no `/console/` routes (`--disable-console`). */
+  readonly consoleDir?: string;
 }
 
 /** Builds the fastify instance with every route of the route table that exists for `options`. */
@@ -137,6 +140,7 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
   registerDrainHooks(app, drain);
   registerNotFound(app, compileAllowedMethods(routes));
   registerRoutes(app, routes, deps, ctxOf, auth ? { auth, multiTenancy } : undefined);
+  if (options.consoleDir !== undefined) registerConsole(app, options.consoleDir);
   if (options.debugMode && options.debugRuleset) registerDebugCors(app);
   return app;
 }

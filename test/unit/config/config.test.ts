@@ -26,6 +26,7 @@ const DEFAULTS: Config = {
   udsPath: null,
   disableHttp: false,
   disableGrpc: false,
+  disableConsole: false,
   grpcTlsCert: null,
   grpcTlsKey: null,
   httpTlsCert: null,
