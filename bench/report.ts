@@ -28,6 +28,7 @@ const ORDER = [
   'diff',
   'impact',
   'sync-propagation',
+  'console',
 ];
 
 /** Newest result file of each suite (names end in the ISO timestamp, so they sort by time). */

@@ -12,7 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=(engine tables calls schema batch http auth shadow declog grpc scale multicore fleet filter diff impact sync-propagation)
+ALL_SUITES=(engine tables calls schema batch http auth shadow declog grpc scale multicore fleet filter diff impact sync-propagation console)
 
 if [ ! -f bench/node_modules/.package-lock.json ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
   echo "bench: installing bench dependencies (npm ci in bench/)" >&2
@@ -39,6 +39,7 @@ for suite in "${suites[@]}"; do
     fleet) ensure_tool wrk wrk; ensure_tool nats-server nats-server ;;
     grpc) ensure_tool h2load nghttp2-client ;;
     sync-propagation) ensure_tool nats-server nats-server ;;
+    console) ensure_tool chromium chromium ;;
   esac
 done
 
