@@ -13,12 +13,13 @@
  *
  *   node --import tsx bench/scale.ts   (after building dist/)   BENCH_SCALE_SIZES=10,1000,10000
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadTool, runLoad } from './lib/load.js';
+import { BODY, ruleset } from './lib/scale-rulesets.js';
 import { cpuPlan, rssBytes, startSvc } from './lib/procs.js';
 import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, timeRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
 
@@ -29,36 +30,8 @@ const TARGET_READY_MS = 5000;
 const TARGET_RSS_MB = 512;
 const TARGET_FLAT = 1.25;
 
-/** Ruleset i: a 5-decision credit check with its own thresholds. */
-function ruleset(i: number): Record<string, unknown> {
-  const name = `rs-${String(i).padStart(5, '0')}`;
-  const d = (id: string, condition: string, next: string, otherwise: string) => ({
-    type: 'decision',
-    branches: [{ condition, next_step: next }],
-    default_next: otherwise,
-  });
-  const t = (code: string, extra: Record<string, unknown> = {}) => ({ type: 'terminal', result: { code, message: `${code} by ${name}`, ...extra } });
-  return {
-    config: { name, version: `1.${i % 7}.0`, description: `generated ruleset ${i}`, entry_step: 'age' },
-    steps: {
-      age: d('age', `applicant.age >= ${18 + (i % 5)}`, 'country', 'DECLINE_AGE'),
-      country: d('country', `applicant.country in ["DE", "FR", "NL", "US", "CA"]`, 'score', 'DECLINE_REGION'),
-      score: d('score', `applicant.score > ${500 + (i % 200)}`, 'amount', 'REVIEW'),
-      amount: d('amount', `loan.amount <= applicant.income * ${3 + (i % 4)}`, 'vip', 'REVIEW'),
-      vip: d('vip', `applicant.vip || loan.amount < ${10000 + i}`, 'APPROVE', 'REVIEW'),
-      APPROVE: t('APPROVE', { tier: i % 2 === 0 ? 'gold' : 'silver' }),
-      REVIEW: t('REVIEW'),
-      DECLINE_AGE: t('DECLINE_AGE'),
-      DECLINE_REGION: t('DECLINE_REGION'),
-    },
-  };
-}
-
-const INPUT = { applicant: { age: 40, country: 'DE', score: 750, income: 5000, vip: false }, loan: { amount: 8000 } };
-const BODY = JSON.stringify({ input: INPUT });
-
-function makeDir(n: number): string {
-  const dir = mkdtempSync(join(tmpdir(), `svc-bench-scale-${n}-`));
+function makeDir(n: number, into?: string): string {
+  const dir = into ?? mkdtempSync(join(tmpdir(), `svc-bench-scale-${n}-`));
   for (let i = 0; i < n; i++) {
     const r = ruleset(i);
     writeFileSync(join(dir, `${(r['config'] as { name: string }).name}.json`), JSON.stringify(r, null, 2));
@@ -119,6 +92,14 @@ interface SizeResult {
 }
 
 async function main(): Promise<void> {
+  // Only write the largest size's rules dir (to profile a start by hand, bench/NOTES.md "Many rulesets").
+  const writeDir = process.env['BENCH_SCALE_WRITE_DIR'];
+  if (writeDir !== undefined) {
+    mkdirSync(writeDir, { recursive: true });
+    makeDir(Math.max(...SIZES), writeDir);
+    console.log(`wrote ${Math.max(...SIZES)} rulesets to ${writeDir}`);
+    return;
+  }
   const machine = machineInfo();
   const plan = cpuPlan();
   const tool = loadTool();

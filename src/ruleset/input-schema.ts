@@ -13,10 +13,11 @@
  * the schema is a problem at create). One shared Ajv instance; each schema is removed from its
  * cache right after compiling, so versions do not pile up and two rulesets may use one `$id`.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { JsonValue } from '../expr/ast.js';
 import type { ParsedExpression } from './expressions.js';
 import { checkSchemaPaths } from './schema-paths.js';
+import { compileSubset, subsetMatchesAjv, useSubset, type SchemaValidator } from './schema-subset.js';
 import { inputPathText } from './schema-text.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -44,8 +45,18 @@ const ajv = new Ajv2020({
   logger: false,
 });
 
-/** Compiles `schema` with the shared instance and forgets it at once (see the module comment). */
-function compileSchema(schema: JsonObject | boolean): ValidateFunction {
+// The subset validator follows ajv's rule order: it is used only while that order is what it expects.
+useSubset(subsetMatchesAjv(ajv.RULES.rules));
+
+/**
+ * The validator of `schema`: the subset validator when the schema is inside its subset (the same
+ * verdicts and errors as ajv, built in microseconds instead of about a millisecond, see
+ * ./schema-subset.ts), else ajv's, compiled with the shared instance and forgotten at once (see
+ * the module comment).
+ */
+function compileSchema(schema: JsonObject | boolean): SchemaValidator {
+  const subset = compileSubset(schema);
+  if (subset !== null) return subset;
   try {
     return ajv.compile(schema);
   } finally {
@@ -55,14 +66,14 @@ function compileSchema(schema: JsonObject | boolean): ValidateFunction {
 
 /** A compiled `config.input_schema`. Immutable once built (the filter's validator is built once, on first use). */
 export class InputSchema {
-  #known: ValidateFunction | null = null;
+  #known: SchemaValidator | null = null;
 
   constructor(
     /** The schema as written (deep-frozen with the document). */
     readonly schema: JsonObject | boolean,
     /** True when inputs are validated (`input_validation` is `reject`, the default). */
     readonly reject: boolean,
-    private readonly validate: ValidateFunction,
+    private readonly validate: SchemaValidator,
   ) {}
 
   /** The problems of a whole input (empty when it matches). */
@@ -99,7 +110,7 @@ export function checkInputSchema(
     add('config.input_schema', 'must be a JSON Schema (an object or a boolean)');
     return null;
   }
-  let validate: ValidateFunction;
+  let validate: SchemaValidator;
   try {
     validate = compileSchema(schema);
   } catch (err) {
