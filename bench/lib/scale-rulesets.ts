@@ -64,4 +64,3 @@ function withApplicant(patch: Record<string, unknown>): Record<string, unknown> 
 
 export const INPUT = { applicant: { age: 40, country: 'DE', score: 750, income: 5000, vip: false }, loan: { amount: 8000 } };
 export const BODY = JSON.stringify({ input: INPUT });
-

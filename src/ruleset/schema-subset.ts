@@ -84,6 +84,8 @@ const OBJECT_GROUP = new Set(SUBSET_GROUPS[4]![1]);
 
 const NO_STRINGS: readonly string[] = Object.freeze([]);
 const NO_NODES: readonly SchemaNode[] = Object.freeze([]);
+const NO_VALUES: readonly JsonValue[] = Object.freeze([]);
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 /**
  * One (sub)schema. Every node has the same fields (one shape for the walker). A boolean schema
@@ -104,7 +106,7 @@ class SchemaNode {
   /** Which type groups apply (mask of T_NUMBER, T_STRING, T_ARRAY, T_OBJECT). */
   groups = 0;
   constValue: JsonValue = null;
-  enumValues: readonly JsonValue[] = [];
+  enumValues: readonly JsonValue[] = NO_VALUES;
   maximum = 0;
   minimum = 0;
   exclMax = 0;
@@ -120,7 +122,7 @@ class SchemaNode {
   propNames: readonly string[] = NO_STRINGS;
   propNodes: readonly SchemaNode[] = NO_NODES;
   /** Every name of `properties` (additionalProperties tests against all of them). */
-  allProps: ReadonlySet<string> = new Set();
+  allProps: ReadonlySet<string> = NO_NAMES;
 }
 
 /**
