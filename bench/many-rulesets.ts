@@ -12,7 +12,8 @@
  * the quick loop for engine and store work (the scale suite measures the real server).
  *
  *   node --import tsx bench/many-rulesets.ts      (after building dist/)
- *   BENCH_MANY_DIR=<dir>: use (or write once) the rules dir there; BENCH_MANY_PAIRS (default 7).
+ *   BENCH_MANY_DIR=<dir>: use (or write once) the rules dir there; BENCH_MANY_PAIRS (default 7);
+ *   BENCH_MANY_ONLY=hot|spread: time one contender only (to profile it).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,9 +84,14 @@ async function main(): Promise<void> {
       const body = JSON.parse(BODY) as { input: unknown };
       return service.execute(ctx, names[pick]!, body.input, false).duration_us >= 0 ? 1 : 0;
     };
-    const contenders = { hot: op(HOT), spread: op(N) };
+    const only = process.env['BENCH_MANY_ONLY']; // one contender (for a profile)
+    const contenders = Object.fromEntries(Object.entries({ hot: op(HOT), spread: op(N) }).filter(([name]) => only === undefined || name === only));
     const rounds: Record<string, Timing[]> = { hot: [], spread: [] };
     for (let i = 0; i < PAIRS; i++) for (const [name, fn] of Object.entries(contenders)) rounds[name]!.push(measureSync(fn, MEASURE));
+    if (only !== undefined) {
+      console.log(`${only}: ${round(median(rounds[only]!.map((t) => t.nsMedian)))} ns/op`);
+      return;
+    }
     const hot = median(rounds['hot']!.map((t) => t.nsMedian));
     const spread = median(rounds['spread']!.map((t) => t.nsMedian));
     console.log(

@@ -92,19 +92,21 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * is a node with `bool` 1 (true) or 0 (false); an object schema has `bool` -1.
  */
 class SchemaNode {
+  // NOTE (speed, bench/NOTES.md "Many rulesets"): the fields every check reads come first, so a
+  // node's first cache line serves most of its checks when it is not cached.
   bool = -1;
   has = 0;
   /** Mask of the `type` keyword (0: none). */
   types = 0;
-  /** The `type` keyword as written (error params) and its text (error message). */
-  typeSchema: JsonValue = null;
-  typeMessage = '';
   /** True: the type is checked first (ajv's `coerceAndCheckDataType`); false: in its group's else. */
   typeFirst = false;
   /** Group that reports the type error when `typeFirst` is false: T_NUMBER, T_STRING, T_ARRAY, T_OBJECT, or 0. */
   typeGroup = 0;
   /** Which type groups apply (mask of T_NUMBER, T_STRING, T_ARRAY, T_OBJECT). */
   groups = 0;
+  /** The `type` keyword as written (error params) and its text (error message). */
+  typeSchema: JsonValue = null;
+  typeMessage = '';
   constValue: JsonValue = null;
   enumValues: readonly JsonValue[] = NO_VALUES;
   maximum = 0;
