@@ -37,7 +37,7 @@ export function ruleset(i: number): Record<string, unknown> {
 }
 
 /** Ruleset i's input schema: the fields its conditions read, with bounds of its own (no two alike). */
-function inputSchema(i: number): Record<string, unknown> {
+export function inputSchema(i: number): Record<string, unknown> {
   return {
     type: 'object',
     required: ['applicant', 'loan'],
