@@ -85,6 +85,7 @@ const OBJECT_GROUP = new Set(SUBSET_GROUPS[4]![1]);
 const NO_STRINGS: readonly string[] = Object.freeze([]);
 const NO_NODES: readonly SchemaNode[] = Object.freeze([]);
 const NO_VALUES: readonly JsonValue[] = Object.freeze([]);
+const NO_SLOTS: readonly number[] = Object.freeze([]);
 const NO_NAMES: ReadonlySet<string> = new Set();
 
 /**
@@ -118,13 +119,21 @@ class SchemaNode {
   maxItems = 0;
   minItems = 0;
   items: SchemaNode | null = null;
+  /** False when `items` is always valid (ajv then generates nothing for it). */
+  itemsActive = false;
   required: readonly string[] = NO_STRINGS;
+  /** For each `required` name, its index in `propNames`, or -1 (then it is read by name). */
+  requiredSlots: readonly number[] = NO_SLOTS;
   additional: SchemaNode | null = null;
+  /** False when `additionalProperties` is always valid. */
+  additionalActive = false;
   /** Names of `properties` (without the always-valid ones, as ajv skips them), and their schemas. */
   propNames: readonly string[] = NO_STRINGS;
   propNodes: readonly SchemaNode[] = NO_NODES;
   /** Every name of `properties` (additionalProperties tests against all of them). */
   allProps: ReadonlySet<string> = NO_NAMES;
+  /** The same names as a list when there are at most 8 (compared one by one, as ajv does), else null. */
+  allPropList: readonly string[] | null = NO_STRINGS;
 }
 
 /**
@@ -136,10 +145,12 @@ export function compileSubset(schema: JsonValue): SchemaValidator | null {
   const root = node(schema);
   if (root === null) return null;
   const validate: SchemaValidator = (data: unknown): boolean => {
-    const errors: ErrorObject[] = [];
-    run(root, data, errors, 0);
-    validate.errors = errors.length === 0 ? null : errors;
-    return errors.length === 0;
+    found = null;
+    run(root, data, 0);
+    const errors = found as ErrorObject[] | null;
+    found = null;
+    validate.errors = errors;
+    return errors === null;
   };
   validate.errors = null;
   return validate;
@@ -228,6 +239,7 @@ function node(schema: JsonValue): SchemaNode | null {
         if (sub === null) return null;
         n.has |= K_ITEMS;
         n.items = sub;
+        n.itemsActive = !alwaysValid(sub);
         break;
       }
       case 'required': {
@@ -243,6 +255,7 @@ function node(schema: JsonValue): SchemaNode | null {
         if (sub === null) return null;
         n.has |= K_ADDITIONAL;
         n.additional = sub;
+        n.additionalActive = !alwaysValid(sub);
         break;
       }
       case 'properties': {
@@ -262,6 +275,7 @@ function node(schema: JsonValue): SchemaNode | null {
         n.propNames = names;
         n.propNodes = nodes;
         n.allProps = new Set(Object.keys(v));
+        n.allPropList = n.allProps.size <= 8 ? Object.keys(v) : null;
         break;
       }
       case 'format':
@@ -277,6 +291,7 @@ function node(schema: JsonValue): SchemaNode | null {
         return null;
     }
   }
+  if (n.required.length > 0) n.requiredSlots = n.required.map((name) => n.propNames.indexOf(name));
   const present = (group: ReadonlySet<string>): boolean => Object.keys(schema).some((k) => group.has(k));
   if (present(NUMBER_GROUP)) n.groups |= T_NUMBER;
   if (present(STRING_GROUP)) n.groups |= T_STRING;
@@ -311,32 +326,31 @@ function instancePath(depth: number): string {
   return out;
 }
 
-function fail(errors: ErrorObject[], depth: number, keyword: string, params: Record<string, unknown>, message: string): void {
-  errors.push({ instancePath: instancePath(depth), schemaPath: '', keyword, params, message });
+/**
+ * The errors of the validation under way (validators are synchronous and call no user code).
+ * NOTE (speed): null until the first error, so a valid input allocates nothing.
+ */
+let found: ErrorObject[] | null = null;
+
+function fail(depth: number, keyword: string, params: Record<string, unknown>, message: string): void {
+  (found ??= []).push({ instancePath: instancePath(depth), schemaPath: '', keyword, params, message });
 }
 
-function isOfType(data: unknown, bit: number): boolean {
-  switch (bit) {
-    case T_STRING:
-      return typeof data === 'string';
-    case T_NUMBER:
-      return typeof data === 'number' && Number.isFinite(data);
-    case T_INTEGER:
-      return typeof data === 'number' && Number.isFinite(data) && data % 1 === 0;
-    case T_BOOLEAN:
-      return typeof data === 'boolean';
-    case T_NULL:
-      return data === null;
-    case T_OBJECT:
-      return typeof data === 'object' && data !== null && !Array.isArray(data);
-    default:
-      return Array.isArray(data);
-  }
-}
-
+/** Whether `data` is of one of the types in the mask (ajv's type checks, numbers finite). */
 function matchesTypes(data: unknown, types: number): boolean {
-  for (let bit = 1; bit <= T_ARRAY; bit <<= 1) if ((types & bit) !== 0 && isOfType(data, bit)) return true;
-  return false;
+  switch (typeof data) {
+    case 'string':
+      return (types & T_STRING) !== 0;
+    case 'number':
+      return Number.isFinite(data) && ((types & T_NUMBER) !== 0 || ((types & T_INTEGER) !== 0 && data % 1 === 0));
+    case 'boolean':
+      return (types & T_BOOLEAN) !== 0;
+    case 'object':
+      if (data === null) return (types & T_NULL) !== 0;
+      return (types & (Array.isArray(data) ? T_ARRAY : T_OBJECT)) !== 0;
+    default:
+      return false;
+  }
 }
 
 /** ajv's `ucs2length`: the length in code points. */
@@ -369,32 +383,30 @@ function inEnum(data: unknown, values: readonly JsonValue[]): boolean {
 }
 
 /** Checks `data` against `n`, adding errors in ajv's order; `depth` segments of `pathSegments` lead to it. */
-function run(n: SchemaNode, data: unknown, errors: ErrorObject[], depth: number): void {
+function run(n: SchemaNode, data: unknown, depth: number): void {
   if (n.bool !== -1) {
-    if (n.bool === 0) fail(errors, depth, 'false schema', {}, 'boolean schema is false');
+    if (n.bool === 0) fail(depth, 'false schema', {}, 'boolean schema is false');
     return;
   }
   const has = n.has;
-  if (n.typeFirst && !matchesTypes(data, n.types)) fail(errors, depth, 'type', { type: n.typeSchema }, n.typeMessage);
+  if (n.typeFirst && !matchesTypes(data, n.types)) fail(depth, 'type', { type: n.typeSchema }, n.typeMessage);
   if ((has & K_CONST) !== 0) {
     const c = n.constValue;
-    if (typeof c === 'object' && c !== null ? !equal(data, c) : c !== data) fail(errors, depth, 'const', { allowedValue: c }, 'must be equal to constant');
+    if (typeof c === 'object' && c !== null ? !equal(data, c) : c !== data) fail(depth, 'const', { allowedValue: c }, 'must be equal to constant');
   }
   if ((has & K_ENUM) !== 0 && !inEnum(data, n.enumValues)) {
-    fail(errors, depth, 'enum', { allowedValues: n.enumValues }, 'must be equal to one of the allowed values');
+    fail(depth, 'enum', { allowedValues: n.enumValues }, 'must be equal to one of the allowed values');
   }
   const groups = n.groups;
   if (groups === 0) return;
   if ((groups & T_NUMBER) !== 0) {
     if (typeof data === 'number' && Number.isFinite(data)) {
-      if ((has & K_MAXIMUM) !== 0 && data > n.maximum) fail(errors, depth, 'maximum', { comparison: '<=', limit: n.maximum }, `must be <= ${n.maximum}`);
-      if ((has & K_MINIMUM) !== 0 && data < n.minimum) fail(errors, depth, 'minimum', { comparison: '>=', limit: n.minimum }, `must be >= ${n.minimum}`);
-      if ((has & K_EXCL_MAX) !== 0 && data >= n.exclMax)
-        fail(errors, depth, 'exclusiveMaximum', { comparison: '<', limit: n.exclMax }, `must be < ${n.exclMax}`);
-      if ((has & K_EXCL_MIN) !== 0 && data <= n.exclMin)
-        fail(errors, depth, 'exclusiveMinimum', { comparison: '>', limit: n.exclMin }, `must be > ${n.exclMin}`);
+      if ((has & K_MAXIMUM) !== 0 && data > n.maximum) fail(depth, 'maximum', { comparison: '<=', limit: n.maximum }, `must be <= ${n.maximum}`);
+      if ((has & K_MINIMUM) !== 0 && data < n.minimum) fail(depth, 'minimum', { comparison: '>=', limit: n.minimum }, `must be >= ${n.minimum}`);
+      if ((has & K_EXCL_MAX) !== 0 && data >= n.exclMax) fail(depth, 'exclusiveMaximum', { comparison: '<', limit: n.exclMax }, `must be < ${n.exclMax}`);
+      if ((has & K_EXCL_MIN) !== 0 && data <= n.exclMin) fail(depth, 'exclusiveMinimum', { comparison: '>', limit: n.exclMin }, `must be > ${n.exclMin}`);
     } else if (n.typeGroup === T_NUMBER) {
-      fail(errors, depth, 'type', { type: n.typeSchema }, n.typeMessage);
+      fail(depth, 'type', { type: n.typeSchema }, n.typeMessage);
     }
   }
   if ((groups & T_STRING) !== 0) {
@@ -402,68 +414,90 @@ function run(n: SchemaNode, data: unknown, errors: ErrorObject[], depth: number)
       if ((has & (K_MAX_LENGTH | K_MIN_LENGTH)) !== 0) {
         const len = codePoints(data);
         if ((has & K_MAX_LENGTH) !== 0 && len > n.maxLength)
-          fail(errors, depth, 'maxLength', { limit: n.maxLength }, `must NOT have more than ${n.maxLength} characters`);
+          fail(depth, 'maxLength', { limit: n.maxLength }, `must NOT have more than ${n.maxLength} characters`);
         if ((has & K_MIN_LENGTH) !== 0 && len < n.minLength)
-          fail(errors, depth, 'minLength', { limit: n.minLength }, `must NOT have fewer than ${n.minLength} characters`);
+          fail(depth, 'minLength', { limit: n.minLength }, `must NOT have fewer than ${n.minLength} characters`);
       }
     } else if (n.typeGroup === T_STRING) {
-      fail(errors, depth, 'type', { type: n.typeSchema }, n.typeMessage);
+      fail(depth, 'type', { type: n.typeSchema }, n.typeMessage);
     }
   }
   if ((groups & T_ARRAY) !== 0) {
     if (Array.isArray(data)) {
-      if ((has & K_MAX_ITEMS) !== 0 && data.length > n.maxItems)
-        fail(errors, depth, 'maxItems', { limit: n.maxItems }, `must NOT have more than ${n.maxItems} items`);
-      if ((has & K_MIN_ITEMS) !== 0 && data.length < n.minItems)
-        fail(errors, depth, 'minItems', { limit: n.minItems }, `must NOT have fewer than ${n.minItems} items`);
+      if ((has & K_MAX_ITEMS) !== 0 && data.length > n.maxItems) fail(depth, 'maxItems', { limit: n.maxItems }, `must NOT have more than ${n.maxItems} items`);
+      if ((has & K_MIN_ITEMS) !== 0 && data.length < n.minItems) fail(depth, 'minItems', { limit: n.minItems }, `must NOT have fewer than ${n.minItems} items`);
       const items = n.items;
-      if (items !== null && !alwaysValid(items)) {
+      if (items !== null && n.itemsActive) {
         for (let i = 0; i < data.length; i++) {
           pathSegments[depth] = i;
-          run(items, data[i], errors, depth + 1);
+          run(items, data[i], depth + 1);
         }
       }
     } else if (n.typeGroup === T_ARRAY) {
-      fail(errors, depth, 'type', { type: n.typeSchema }, n.typeMessage);
+      fail(depth, 'type', { type: n.typeSchema }, n.typeMessage);
     }
   }
   if ((groups & T_OBJECT) !== 0) {
-    if (typeof data === 'object' && data !== null && !Array.isArray(data)) runObject(n, data as Record<string, unknown>, errors, depth);
-    else if (n.typeGroup === T_OBJECT) fail(errors, depth, 'type', { type: n.typeSchema }, n.typeMessage);
+    if (typeof data === 'object' && data !== null && !Array.isArray(data)) runObject(n, data as Record<string, unknown>, depth);
+    else if (n.typeGroup === T_OBJECT) fail(depth, 'type', { type: n.typeSchema }, n.typeMessage);
   }
 }
 
-function runObject(n: SchemaNode, data: Record<string, unknown>, errors: ErrorObject[], depth: number): void {
+function includes(list: readonly string[], key: string): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i] === key) return true;
+  return false;
+}
+
+/**
+ * The values of the `properties` names of the objects being checked (a stack: nested objects
+ * use the slots above). NOTE (speed): each property is read once, for `required` and for its
+ * subschema; a read by a name that varies is the walker's costliest operation.
+ */
+const propValues: unknown[] = [];
+let propTop = 0;
+
+function runObject(n: SchemaNode, data: Record<string, unknown>, depth: number): void {
+  const names = n.propNames;
+  const base = propTop;
+  for (let i = 0; i < names.length; i++) propValues[base + i] = data[names[i]!];
+  propTop = base + names.length;
   const has = n.has;
   if ((has & K_REQUIRED) !== 0) {
     // NOTE: like ajv (`ownProperties` off), a property is present when reading it gives a value.
     const required = n.required;
+    const slots = n.requiredSlots;
     for (let i = 0; i < required.length; i++) {
       const name = required[i]!;
-      if (data[name] === undefined) fail(errors, depth, 'required', { missingProperty: name }, `must have required property '${name}'`);
-    }
-  }
-  const additional = n.additional;
-  if (additional !== null && !alwaysValid(additional)) {
-    const known = n.allProps;
-    for (const key in data) {
-      if (known.has(key)) continue;
-      if (additional.bool === 0) {
-        fail(errors, depth, 'additionalProperties', { additionalProperty: key }, 'must NOT have additional properties');
-      } else {
-        pathSegments[depth] = key;
-        run(additional, data[key], errors, depth + 1);
+      const slot = slots[i]!;
+      if ((slot >= 0 ? propValues[base + slot] : data[name]) === undefined) {
+        fail(depth, 'required', { missingProperty: name }, `must have required property '${name}'`);
       }
     }
   }
-  const names = n.propNames;
+  const additional = n.additional;
+  if (additional !== null && n.additionalActive) {
+    const known = n.allProps;
+    const list = n.allPropList;
+    for (const key in data) {
+      if (list !== null ? includes(list, key) : known.has(key)) continue;
+      if (additional.bool === 0) {
+        fail(depth, 'additionalProperties', { additionalProperty: key }, 'must NOT have additional properties');
+      } else {
+        pathSegments[depth] = key;
+        run(additional, data[key], depth + 1);
+      }
+    }
+  }
   const nodes = n.propNodes;
   for (let i = 0; i < names.length; i++) {
-    const value = data[names[i]!];
+    const value = propValues[base + i];
     if (value === undefined) continue;
     pathSegments[depth] = names[i]!;
-    run(nodes[i]!, value, errors, depth + 1);
+    run(nodes[i]!, value, depth + 1);
   }
+  // The slots are cleared: they must not keep a request's values alive.
+  for (let i = 0; i < names.length; i++) propValues[base + i] = undefined;
+  propTop = base;
 }
 
 /**
