@@ -19,7 +19,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { JsonValue } from '../expr/ast.js';
 import type { ParsedExpression } from './expressions.js';
 import { checkSchemaPaths } from './schema-paths.js';
-import { compileSubset, subsetMatchesAjv, useSubset, type SchemaValidator } from './schema-subset.js';
+import { compileSubset, isSubsetValidator, subsetMatchesAjv, useSubset, type SchemaValidator } from './schema-subset.js';
 import { inputPathText } from './schema-text.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -57,8 +57,10 @@ useSubset(subsetMatchesAjv(ajv.RULES.rules));
  * the module comment).
  */
 function compileSchema(schema: JsonObject | boolean): SchemaValidator {
-  const subset = compileSubset(schema);
-  if (subset !== null) return subset;
+  return compileSubset(schema) ?? compileAjv(schema);
+}
+
+function compileAjv(schema: JsonObject | boolean): SchemaValidator {
   try {
     return ajv.compile(schema);
   } finally {
@@ -66,22 +68,63 @@ function compileSchema(schema: JsonObject | boolean): SchemaValidator {
   }
 }
 
+/**
+ * Promotion of a busy schema from the subset walker to ajv's generated code (faster on a warm
+ * schema, bench/NOTES.md "Many rulesets"): after PROMOTE_AFTER validations in a row each within
+ * PROMOTE_GAP validations (of any walker schema) of the previous one, i.e. a schema that takes
+ * a large share of the traffic. Traffic spread over many rulesets never promotes (their own
+ * generated code would run cold). Both give the same answers (test/property/schema-subset.test.ts).
+ */
+const PROMOTE_AFTER = 1000;
+const PROMOTE_GAP = 64;
+/** Walker validations so far, all schemas (the promotion's clock). */
+let walkerChecks = 0;
+
 /** A compiled `config.input_schema`. Immutable once built (the filter's validator is built once, on first use). */
 export class InputSchema {
   #known: SchemaValidator | null = null;
+  #validate: SchemaValidator;
+  /** True while `#validate` is the subset walker and may be promoted to ajv's code. */
+  #walker: boolean;
+  #lastCheck = 0;
+  #streak = 0;
 
   constructor(
     /** The schema as written (deep-frozen with the document). */
     readonly schema: JsonObject | boolean,
     /** True when inputs are validated (`input_validation` is `reject`, the default). */
     readonly reject: boolean,
-    private readonly validate: SchemaValidator,
-  ) {}
+    validate: SchemaValidator,
+    /** True when `validate` is the subset walker (see PROMOTE_AFTER). */
+    walker = false,
+  ) {
+    this.#validate = validate;
+    this.#walker = walker;
+  }
+
+  /** Whether the validator is ajv's generated code ('ajv') or the subset walker ('walker'). */
+  get engine(): 'ajv' | 'walker' {
+    return this.#walker ? 'walker' : 'ajv';
+  }
 
   /** The problems of a whole input (empty when it matches). */
   check(input: unknown): InputProblem[] {
-    const validate = this.validate;
+    if (this.#walker) this.#count();
+    const validate = this.#validate;
     return validate(input) ? NONE : toProblems(validate.errors);
+  }
+
+  #count(): void {
+    const now = ++walkerChecks;
+    this.#streak = now - this.#lastCheck <= PROMOTE_GAP ? this.#streak + 1 : 0;
+    this.#lastCheck = now;
+    if (this.#streak < PROMOTE_AFTER) return;
+    this.#walker = false;
+    try {
+      this.#validate = compileAjv(this.schema);
+    } catch {
+      // Not expected (ajv compiles every schema of the subset): the walker stays.
+    }
   }
 
   /** The problems of the fields given in a partial input (a filter's `known_input`): absent fields are fine. */
@@ -120,7 +163,7 @@ export function checkInputSchema(
     return null;
   }
   checkSchemaPaths(schema, exprs, add);
-  return new InputSchema(schema, mode !== 'off', validate);
+  return new InputSchema(schema, mode !== 'off', validate, isSubsetValidator(validate));
 }
 
 /** ajv's errors as `{path, message}`, paths written as the expression language writes them. */

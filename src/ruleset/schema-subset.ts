@@ -153,7 +153,16 @@ export function compileSubset(schema: JsonValue): SchemaValidator | null {
     return errors === null;
   };
   validate.errors = null;
+  walkers.add(validate);
   return validate;
+}
+
+/** The validators `compileSubset` made (weakly held). */
+const walkers = new WeakSet<SchemaValidator>();
+
+/** True for a validator made by `compileSubset`. */
+export function isSubsetValidator(validate: SchemaValidator): boolean {
+  return walkers.has(validate);
 }
 
 function isObject(v: unknown): v is JsonObject {
