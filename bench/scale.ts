@@ -1,8 +1,9 @@
 /**
  * Scale suite: the real server started on a rules dir holding 10, 1,000 and 10,000
- * rulesets (generated into temp dirs: 5 decisions and 4 terminals each, distinct thresholds).
- * For each size: time from spawn to "http listening" (rules loaded and compiled, listening),
- * RSS when ready and after the load, then execute latency and throughput:
+ * rulesets (generated into temp dirs by ./lib/scale-rulesets.ts: 5 decisions and 4 terminals
+ * each, distinct thresholds, 4 tests and an input schema each). For each size: time from spawn
+ * to "http listening" (rules loaded and compiled, listening) and the server's main-thread CPU
+ * time until then (steadier than the wall clock on a busy machine), RSS when ready and after the load, then execute latency and throughput:
  *   - latency: sequential requests on one keep-alive connection to random stored rulesets
  *     (median and p99, measured by the client);
  *   - throughput: wrk, 50 connections, each request to a random stored ruleset; at the largest
@@ -12,13 +13,15 @@
  * to 10,000 (10,000 within 1.25x of 10, median of the sequential requests).
  *
  *   node --import tsx bench/scale.ts   (after building dist/)   BENCH_SCALE_SIZES=10,1000,10000
+ *   BENCH_SCALE_WRITE_DIR=<dir>: only write the largest size's rules dir there (to profile a start).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadTool, runLoad } from './lib/load.js';
+import { BODY, ruleset } from './lib/scale-rulesets.js';
 import { cpuPlan, rssBytes, startSvc } from './lib/procs.js';
 import { absoluteRow, envInt, machineInfo, median, printSummary, round, throughputRow, timeRow, writeReport, type SummaryRow, runMain } from './lib/report.js';
 
@@ -29,36 +32,8 @@ const TARGET_READY_MS = 5000;
 const TARGET_RSS_MB = 512;
 const TARGET_FLAT = 1.25;
 
-/** Ruleset i: a 5-decision credit check with its own thresholds. */
-function ruleset(i: number): Record<string, unknown> {
-  const name = `rs-${String(i).padStart(5, '0')}`;
-  const d = (id: string, condition: string, next: string, otherwise: string) => ({
-    type: 'decision',
-    branches: [{ condition, next_step: next }],
-    default_next: otherwise,
-  });
-  const t = (code: string, extra: Record<string, unknown> = {}) => ({ type: 'terminal', result: { code, message: `${code} by ${name}`, ...extra } });
-  return {
-    config: { name, version: `1.${i % 7}.0`, description: `generated ruleset ${i}`, entry_step: 'age' },
-    steps: {
-      age: d('age', `applicant.age >= ${18 + (i % 5)}`, 'country', 'DECLINE_AGE'),
-      country: d('country', `applicant.country in ["DE", "FR", "NL", "US", "CA"]`, 'score', 'DECLINE_REGION'),
-      score: d('score', `applicant.score > ${500 + (i % 200)}`, 'amount', 'REVIEW'),
-      amount: d('amount', `loan.amount <= applicant.income * ${3 + (i % 4)}`, 'vip', 'REVIEW'),
-      vip: d('vip', `applicant.vip || loan.amount < ${10000 + i}`, 'APPROVE', 'REVIEW'),
-      APPROVE: t('APPROVE', { tier: i % 2 === 0 ? 'gold' : 'silver' }),
-      REVIEW: t('REVIEW'),
-      DECLINE_AGE: t('DECLINE_AGE'),
-      DECLINE_REGION: t('DECLINE_REGION'),
-    },
-  };
-}
-
-const INPUT = { applicant: { age: 40, country: 'DE', score: 750, income: 5000, vip: false }, loan: { amount: 8000 } };
-const BODY = JSON.stringify({ input: INPUT });
-
-function makeDir(n: number): string {
-  const dir = mkdtempSync(join(tmpdir(), `svc-bench-scale-${n}-`));
+function makeDir(n: number, into?: string): string {
+  const dir = into ?? mkdtempSync(join(tmpdir(), `svc-bench-scale-${n}-`));
   for (let i = 0; i < n; i++) {
     const r = ruleset(i);
     writeFileSync(join(dir, `${(r['config'] as { name: string }).name}.json`), JSON.stringify(r, null, 2));
@@ -99,6 +74,19 @@ async function sequential(url: string, n: number, count: number): Promise<number
   return out;
 }
 
+/** CPU time (user + system) of a process's main thread so far, in ms (from /proc; 0 where there is none). */
+function mainThreadCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** USER_HZ of /proc times (100 on Linux). */
+const CLOCK_TICKS = 100;
+
 function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
@@ -107,6 +95,8 @@ function percentile(values: number[], p: number): number {
 interface SizeResult {
   rulesets: number;
   ready_ms: number;
+  /** CPU time of the server's main thread until ready (steadier than `ready_ms` on a busy machine). */
+  cpu_ready_ms: number;
   rss_ready_mb: number;
   rss_after_mb: number;
   latency_us_p50: number;
@@ -119,6 +109,14 @@ interface SizeResult {
 }
 
 async function main(): Promise<void> {
+  // Only write the largest size's rules dir (to profile a start by hand, bench/NOTES.md "Many rulesets").
+  const writeDir = process.env['BENCH_SCALE_WRITE_DIR'];
+  if (writeDir !== undefined) {
+    mkdirSync(writeDir, { recursive: true });
+    makeDir(Math.max(...SIZES), writeDir);
+    console.log(`wrote ${Math.max(...SIZES)} rulesets to ${writeDir}`);
+    return;
+  }
   const machine = machineInfo();
   const plan = cpuPlan();
   const tool = loadTool();
@@ -132,6 +130,7 @@ async function main(): Promise<void> {
       const svc = await startSvc(['--rules-dir', dir], plan?.server ?? null);
       try {
         const rssReady = rssBytes(svc.pid) / 2 ** 20;
+        const cpuReady = mainThreadCpuMs(svc.pid);
         const lat = await sequential(svc.url, n, SEQUENTIAL);
         let rps: number | null = null;
         let rpsP99: number | null = null;
@@ -164,6 +163,7 @@ async function main(): Promise<void> {
         const res: SizeResult = {
           rulesets: n,
           ready_ms: Math.round(svc.readyMs),
+          cpu_ready_ms: cpuReady,
           rss_ready_mb: round(rssReady, 1),
           rss_after_mb: round(rssBytes(svc.pid) / 2 ** 20, 1),
           latency_us_p50: round(median(lat), 1),
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
         };
         results.push(res);
         console.log(
-          `  ${String(n).padStart(6)} rulesets: ready ${res.ready_ms} ms, RSS ${res.rss_ready_mb} MB (after load ${res.rss_after_mb} MB), ` +
+          `  ${String(n).padStart(6)} rulesets: ready ${res.ready_ms} ms (main thread CPU ${res.cpu_ready_ms} ms), RSS ${res.rss_ready_mb} MB (after load ${res.rss_after_mb} MB), ` +
             `latency p50 ${res.latency_us_p50} us p99 ${res.latency_us_p99} us, ${rps ?? '-'} req/s (p99 ${rpsP99 ?? '-'} ms)` +
             (rpsHot !== null ? `, ${rpsHot} req/s with the load on ${hotCount} of them` : ''),
         );
@@ -195,7 +195,7 @@ async function main(): Promise<void> {
       big.ready_ms,
       `< ${TARGET_READY_MS} ms`,
       big.ready_ms < TARGET_READY_MS,
-      `${small.rulesets} rulesets: ${small.ready_ms} ms`,
+      `main-thread CPU until ready ${big.cpu_ready_ms} ms; ${small.rulesets} rulesets: ${small.ready_ms} ms (CPU ${small.cpu_ready_ms} ms)`,
     ),
     absoluteRow(
       `memory: RSS after the load with ${big.rulesets} rulesets`,
@@ -246,7 +246,7 @@ async function main(): Promise<void> {
     suite: 'scale',
     machine,
     method:
-      `Rules dirs of ${SIZES.join(', ')} generated rulesets (5 decisions, 4 terminals, ~1.3 KB of JSON each). Ready = spawn of node dist/bin/svc-server.js until its "http listening" log line ` +
+      `Rules dirs of ${SIZES.join(', ')} generated rulesets (5 decisions, 4 terminals, 4 tests and an input schema each, ~4.5 KB of JSON). Ready = spawn of node dist/bin/svc-server.js until its "http listening" log line; the CPU time of its main thread until then from /proc ` +
       `(all rulesets read, validated and compiled first). RSS from /proc. Latency: ${SEQUENTIAL} sequential requests on one keep-alive connection after 300 warm-up, each to a random stored ruleset, timed by the client. ` +
       `Throughput: ${tool.tool ?? 'n/a'} with 50 connections for ${LOAD_SECONDS} s, each request to a random stored ruleset. ${plan ? `Server pinned to CPU ${plan.server}, load generator to CPU ${plan.load}.` : ''}`,
     summary,

@@ -212,6 +212,7 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     timeoutMs: config.timeout_ms ?? -1,
     name: config.name,
   });
+  let graph: RulesetGraph | undefined;
   return Object.freeze({
     name: config.name,
     version: config.version ?? DEFAULT_VERSION,
@@ -223,7 +224,11 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     doc: rdoc,
     hasVariables: analysis.hasVariables,
     steps: infos,
-    graph: buildGraph(infos, config.entry_step),
+    // NOTE (start time and memory, bench/NOTES.md "Many rulesets"): built on first use (analysis,
+    // filter, diff), not for every loaded ruleset; executions never read it.
+    get graph(): RulesetGraph {
+      return (graph ??= buildGraph(infos, config.entry_step));
+    },
     inputSchema: analysis.inputSchema,
     // Reference data (EXTENSIONS.md 3): the datasets read, so other rulesets skip the snapshot.
     datasets: Object.freeze([...[...exprs.values()].reduce((out, e) => datasetNames(e.ast, out), new Set<string>())].sort()),

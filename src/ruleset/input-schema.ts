@@ -1,6 +1,8 @@
 /**
  * `config.input_schema` (EXTENSIONS.md 2 "Input schema"): the JSON Schema (draft 2020-12) of a
- * ruleset's input, compiled once per ruleset version with ajv, and the checks built on it.
+ * ruleset's input, compiled once per ruleset version, and the checks built on it. A schema within
+ * the common subset of ./schema-subset.ts gets its validator (ajv's verdicts and errors, built in
+ * microseconds, one shared walker); any other schema is compiled with ajv.
  *
  * - `InputSchema` is the compiled value the `CompiledRuleset` keeps: `check` validates a whole
  *   input (execute, batch items), `checkKnown` validates a filter's `known_input` (only the
@@ -13,10 +15,11 @@
  * the schema is a problem at create). One shared Ajv instance; each schema is removed from its
  * cache right after compiling, so versions do not pile up and two rulesets may use one `$id`.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { JsonValue } from '../expr/ast.js';
 import type { ParsedExpression } from './expressions.js';
 import { checkSchemaPaths } from './schema-paths.js';
+import { compileSubset, isSubsetValidator, subsetMatchesAjv, useSubset, type SchemaValidator } from './schema-subset.js';
 import { inputPathText } from './schema-text.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -44,8 +47,20 @@ const ajv = new Ajv2020({
   logger: false,
 });
 
-/** Compiles `schema` with the shared instance and forgets it at once (see the module comment). */
-function compileSchema(schema: JsonObject | boolean): ValidateFunction {
+// The subset validator follows ajv's rule order: it is used only while that order is what it expects.
+useSubset(subsetMatchesAjv(ajv.RULES.rules));
+
+/**
+ * The validator of `schema`: the subset validator when the schema is inside its subset (the same
+ * verdicts and errors as ajv, built in microseconds instead of about a millisecond, see
+ * ./schema-subset.ts), else ajv's, compiled with the shared instance and forgotten at once (see
+ * the module comment).
+ */
+function compileSchema(schema: JsonObject | boolean): SchemaValidator {
+  return compileSubset(schema) ?? compileAjv(schema);
+}
+
+function compileAjv(schema: JsonObject | boolean): SchemaValidator {
   try {
     return ajv.compile(schema);
   } finally {
@@ -53,22 +68,63 @@ function compileSchema(schema: JsonObject | boolean): ValidateFunction {
   }
 }
 
+/**
+ * Promotion of a busy schema from the subset walker to ajv's generated code (faster on a warm
+ * schema, bench/NOTES.md "Many rulesets"): after PROMOTE_AFTER validations in a row each within
+ * PROMOTE_GAP validations (of any walker schema) of the previous one, i.e. a schema that takes
+ * a large share of the traffic. Traffic spread over many rulesets never promotes (their own
+ * generated code would run cold). Both give the same answers (test/property/schema-subset.test.ts).
+ */
+const PROMOTE_AFTER = 1000;
+const PROMOTE_GAP = 64;
+/** Walker validations so far, all schemas (the promotion's clock). */
+let walkerChecks = 0;
+
 /** A compiled `config.input_schema`. Immutable once built (the filter's validator is built once, on first use). */
 export class InputSchema {
-  #known: ValidateFunction | null = null;
+  #known: SchemaValidator | null = null;
+  #validate: SchemaValidator;
+  /** True while `#validate` is the subset walker and may be promoted to ajv's code. */
+  #walker: boolean;
+  #lastCheck = 0;
+  #streak = 0;
 
   constructor(
     /** The schema as written (deep-frozen with the document). */
     readonly schema: JsonObject | boolean,
     /** True when inputs are validated (`input_validation` is `reject`, the default). */
     readonly reject: boolean,
-    private readonly validate: ValidateFunction,
-  ) {}
+    validate: SchemaValidator,
+    /** True when `validate` is the subset walker (see PROMOTE_AFTER). */
+    walker = false,
+  ) {
+    this.#validate = validate;
+    this.#walker = walker;
+  }
+
+  /** Whether the validator is ajv's generated code ('ajv') or the subset walker ('walker'). */
+  get engine(): 'ajv' | 'walker' {
+    return this.#walker ? 'walker' : 'ajv';
+  }
 
   /** The problems of a whole input (empty when it matches). */
   check(input: unknown): InputProblem[] {
-    const validate = this.validate;
+    if (this.#walker) this.#count();
+    const validate = this.#validate;
     return validate(input) ? NONE : toProblems(validate.errors);
+  }
+
+  #count(): void {
+    const now = ++walkerChecks;
+    this.#streak = now - this.#lastCheck <= PROMOTE_GAP ? this.#streak + 1 : 0;
+    this.#lastCheck = now;
+    if (this.#streak < PROMOTE_AFTER) return;
+    this.#walker = false;
+    try {
+      this.#validate = compileAjv(this.schema);
+    } catch {
+      // Not expected (ajv compiles every schema of the subset): the walker stays.
+    }
   }
 
   /** The problems of the fields given in a partial input (a filter's `known_input`): absent fields are fine. */
@@ -99,7 +155,7 @@ export function checkInputSchema(
     add('config.input_schema', 'must be a JSON Schema (an object or a boolean)');
     return null;
   }
-  let validate: ValidateFunction;
+  let validate: SchemaValidator;
   try {
     validate = compileSchema(schema);
   } catch (err) {
@@ -107,7 +163,7 @@ export function checkInputSchema(
     return null;
   }
   checkSchemaPaths(schema, exprs, add);
-  return new InputSchema(schema, mode !== 'off', validate);
+  return new InputSchema(schema, mode !== 'off', validate, isSubsetValidator(validate));
 }
 
 /** ajv's errors as `{path, message}`, paths written as the expression language writes them. */

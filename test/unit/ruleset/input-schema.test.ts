@@ -205,6 +205,45 @@ describe('InputSchema at run time', () => {
   });
 });
 
+describe('InputSchema: the subset walker and its promotion to ajv', () => {
+  const SUBSET: Obj = {
+    type: 'object',
+    properties: { user: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } }, required: ['age'], additionalProperties: false } },
+    required: ['user'],
+  };
+  const BAD = { user: { age: -1.5, x: 1 } };
+  const BAD_PROBLEMS = [
+    { path: 'user.x', message: 'is not allowed (additionalProperties is false)' },
+    { path: 'user.age', message: 'must be integer' },
+    { path: 'user.age', message: 'must be >= 0' },
+  ];
+
+  it('a schema of the subset starts on the walker; one outside it (here $ref) on ajv', () => {
+    assert.equal(compileRuleset(rules('user.age > 1', SUBSET)).inputSchema!.engine, 'walker');
+    assert.equal(compileRuleset(rules('user.age > 1')).inputSchema!.engine, 'ajv');
+  });
+
+  it('a busy schema moves to ajv after 1,000 validations in a row, with the same answers', () => {
+    const schema = compileRuleset(rules('user.age > 1', SUBSET)).inputSchema!;
+    const before = schema.check(BAD);
+    assert.deepEqual(before, BAD_PROBLEMS);
+    for (let i = 0; i < 900; i++) schema.check({ user: { age: i } });
+    assert.equal(schema.engine, 'walker');
+    // The streak starts at the first check (or the second, when other walker checks ran long before).
+    for (let i = 0; i < 101; i++) schema.check({ user: { age: i } });
+    assert.equal(schema.engine, 'ajv');
+    assert.deepEqual(schema.check(BAD), before);
+    assert.deepEqual(schema.check({ user: { age: 3 } }), []);
+  });
+
+  it('traffic spread over many schemas never promotes them', () => {
+    const schemas = Array.from({ length: 100 }, () => compileRuleset(rules('user.age > 1', SUBSET)).inputSchema!);
+    for (let round = 0; round < 30; round++) for (const schema of schemas) schema.check({ user: { age: round } });
+    assert.ok(schemas.every((schema) => schema.engine === 'walker'));
+    assert.deepEqual(schemas[0]!.check(BAD), BAD_PROBLEMS);
+  });
+});
+
 describe('the schema answer and inference', () => {
   it('with a schema: the schema as written, inferred false', () => {
     const answer = inputSchemaAnswer(compileRuleset(rules('user.age > 1')));
