@@ -92,6 +92,7 @@ describe('decision records', () => {
     keys = writeKeysFile(tmp.path, [
       { id: 'deployer', role: 'editor' },
       { id: 'runner', role: 'executor' },
+      { id: 'reviewer', role: 'viewer' },
     ]);
     runner = bearer(keys.keys['runner']!);
     editor = bearer(keys.keys['deployer']!);
@@ -220,7 +221,11 @@ describe('decision records', () => {
     // Candidate (not stored): limit 35 turns the 30-year-old's APPROVE into REJECT.
     const candidate = join(tmp.path, 'candidate.json');
     writeFileSync(candidate, JSON.stringify(loanAt(35, '2.0.0')));
-    const impact = svc(['replay', copy, '--server', server.url, '--candidate', candidate, '--max-batch-size', '2'], { SVC_TOKEN: keys.keys['runner']! });
+    // With a candidate, replay asks the impact route, which needs `read`: an executor key is refused.
+    const refused = svc(['replay', copy, '--server', server.url, '--candidate', candidate], { SVC_TOKEN: keys.keys['runner']! });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /403|FORBIDDEN|read/);
+    const impact = svc(['replay', copy, '--server', server.url, '--candidate', candidate, '--max-batch-size', '2'], { SVC_TOKEN: keys.keys['reviewer']! });
     assert.equal(impact.status, 1, impact.stderr);
     const ir = JSON.parse(impact.stdout);
     assert.equal(ir.total, 5);
