@@ -30,10 +30,18 @@ interface Entry {
   /** Sizes of the disjunctions among its conditions. */
   orSizes: Set<number>;
   alive: boolean;
+  /** The merger's clock when this entry last changed (0: never). */
+  changedAt: number;
 }
 
 class Merger {
   private readonly interned = new Map<string, number>();
+  /** Counts changes to entries: an entry's `changedAt` is the count after its last change. */
+  clock = 0;
+
+  touch(e: Entry): void {
+    e.changedAt = ++this.clock;
+  }
 
   id(p: Pred): number {
     const k = keyOf(p);
@@ -52,7 +60,7 @@ class Merger {
       ids.push(this.id(c));
       if (c.type === 'or') orSizes.add(c.conditions.length);
     }
-    return { path, ids, set: new Set(ids), negation: undefined, orSizes, alive: true };
+    return { path, ids, set: new Set(ids), negation: undefined, orSizes, alive: true, changedAt: 0 };
   }
 
   update(e: Entry, path: Path | null): void {
@@ -61,6 +69,7 @@ class Merger {
       return;
     }
     const next = this.entry(path);
+    this.touch(e);
     e.path = next.path;
     e.ids = next.ids;
     e.set = next.set;
@@ -84,6 +93,7 @@ class Merger {
       if (b.set.has(neg)) {
         // NOTE: no rebuild: what is left of an already reduced path is still reduced.
         remove(b, neg);
+        this.touch(b);
         return true;
       }
     }
@@ -172,27 +182,51 @@ function pinnedUnion(xs: readonly Pred[], ys: readonly Pred[]): Pred | null {
   return setAtom('in', fieldOf(x), [...vx, ...vy.filter((v) => !vx.some((w) => jsonEquals(v, w)))]);
 }
 
+/** True when two entries hold the same conditions (as many times each). */
+function sameIds(a: Entry, b: Entry): boolean {
+  if (a.ids.length !== b.ids.length) return false;
+  if (a.set.size === a.ids.length && b.set.size === b.ids.length) return missing(a.ids, b.set, 1) === 0;
+  const x = [...a.ids].sort((p, q) => p - q);
+  const y = [...b.ids].sort((p, q) => p - q);
+  return x.every((v, i) => v === y[i]);
+}
+
 /** Simplifies a set of paths (see the module comment). */
 export function simplifyPaths(paths: readonly Path[]): Path[] {
   const m = new Merger();
-  const seen = new Set<string>();
   const entries: Entry[] = [];
+  // Duplicates (the same set of conditions) go. NOTE (speed): candidates are found by length and
+  // sum of ids, then compared as sets.
+  const bySum = new Map<string, Entry[]>();
   for (const p of paths) {
     const e = m.entry(p);
-    const k = [...e.ids].sort((x, y) => x - y).join(',');
-    if (!seen.has(k)) {
-      seen.add(k);
-      entries.push(e);
-    }
+    let sum = 0;
+    for (const id of e.ids) sum += id;
+    const k = `${e.ids.length}:${sum}`;
+    const same = bySum.get(k);
+    if (same === undefined) bySum.set(k, [e]);
+    else if (same.some((o) => sameIds(o, e))) continue;
+    else same.push(e);
+    entries.push(e);
   }
   if (entries.length <= MERGE_LIMIT) {
+    // NOTE (speed): `reduce` depends only on the two entries, so a pair that changed nothing is
+    // not tried again until one of them changes (the outcome, and the order of the rewrites, are
+    // those of trying every pair on every pass). checkedAt[i * n + j]: the clock after the last
+    // try of (i, j) that changed nothing, -1 if none.
+    const n = entries.length;
+    const checkedAt = new Int32Array(n * n).fill(-1);
     for (let changed = true; changed;) {
       changed = false;
-      for (let i = 0; i < entries.length; i++) {
+      for (let i = 0; i < n; i++) {
         const a = entries[i]!;
-        for (let j = 0; j < entries.length && a.alive; j++) {
+        for (let j = 0; j < n && a.alive; j++) {
           const b = entries[j]!;
-          if (i !== j && b.alive && m.reduce(a, b, i < j)) changed = true;
+          if (i === j || !b.alive) continue;
+          const at = checkedAt[i * n + j]!;
+          if (at >= 0 && a.changedAt <= at && b.changedAt <= at) continue;
+          if (m.reduce(a, b, i < j)) changed = true;
+          else checkedAt[i * n + j] = m.clock;
         }
       }
     }

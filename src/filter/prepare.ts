@@ -9,6 +9,7 @@ import { DerivedSlot, stepsReaching, type BranchInfo, type CompiledRuleset } fro
 import type { CallSites } from './call-input.js';
 import type { Branch } from './condition.js';
 import { newExprMemo, type ExprMemo } from './partial-eval.js';
+import { FILTER_FORMATS, type FilterFormat } from './types.js';
 
 /** A compiled ruleset with the filter's state. */
 export interface PreparedRuleset {
@@ -24,6 +25,11 @@ export interface PreparedRuleset {
   readonly callSites: CallSites;
   /** The steps from which some terminal can be reached: what a walk of it as a callee enters (planner.ts). */
   readonly calleeLive: ReadonlySet<string>;
+  /**
+   * Checked columns of unmapped fields, per format (columns.ts `resolveColumns`): at most the
+   * ruleset's fields. NOTE (speed): the identifier and reserved-word checks run once per field.
+   */
+  readonly columns: ReadonlyMap<FilterFormat, Map<string, string>>;
 }
 
 const PREPARED = new DerivedSlot<PreparedRuleset>('filter');
@@ -37,6 +43,7 @@ export function prepare(compiled: CompiledRuleset): PreparedRuleset {
       memo: newExprMemo(),
       callSites: new Map(),
       calleeLive: stepsReaching(compiled.graph, compiled.graph.terminalsByCode.keys()),
+      columns: new Map(FILTER_FORMATS.map((f) => [f, new Map<string, string>()])),
     }),
   );
 }
