@@ -5,7 +5,8 @@
  */
 import type { CompiledRuleset } from '../ruleset/index.js';
 import { setRequestNow } from '../expr/dates.js';
-import { checkCapability } from './capability.js';
+import { atomProblem } from './capability.js';
+import { inexpressible, type FilterError } from './errors.js';
 import { resolveColumns } from './columns.js';
 import { toJsonTree } from './json.js';
 import { toMongo } from './mongo.js';
@@ -80,13 +81,13 @@ function disjunction(paths: readonly Path[]): Pred {
 
 /**
  * The fields the tree reads, and the first condition (in tree order) that `format` cannot express,
- * as `checkCapability` would throw it. NOTE (speed): one walk for both, each atom object looked at
+ * as `checkCapability` (capability.ts) would throw it. NOTE (speed): one walk for both, each atom object looked at
  * once (the paths share most of theirs).
  */
-function scan(tree: Pred, format: FilterFormat): { fields: Set<string>; failure: unknown } {
+function scan(tree: Pred, format: FilterFormat): { fields: Set<string>; failure: FilterError | null } {
   const fields = new Set<string>();
   const atoms = new Set<Pred>();
-  let failure: unknown = null;
+  let failure: FilterError | null = null;
   const walk = (p: Pred): void => {
     if (p.type === 'and' || p.type === 'or') {
       for (const c of p.conditions) walk(c);
@@ -96,11 +97,8 @@ function scan(tree: Pred, format: FilterFormat): { fields: Set<string>; failure:
     atoms.add(p);
     if (isLiteral(p)) fields.add(fieldOf(p));
     if (failure === null) {
-      try {
-        checkCapability(p, format);
-      } catch (err) {
-        failure = err;
-      }
+      const problem = atomProblem(p, format);
+      if (problem !== null) failure = inexpressible(problem);
     }
   };
   walk(tree);

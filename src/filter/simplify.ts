@@ -142,7 +142,7 @@ export function finishPath(path: Path): Path | null {
     let changed: Pred[] | null = null;
     for (let i = 0; i < cur.length; i++) {
       const c = cur[i]!;
-      const r = c.type === 'or' || c.type === 'and' ? assume(c, facts, pinned) : c;
+      const r = (c.type === 'or' || c.type === 'and') && mayAssume(c, facts, pinned) ? assume(c, facts, pinned) : c;
       if (r === c) {
         if (kept !== null) kept.push(c);
         continue;
@@ -159,6 +159,31 @@ export function finishPath(path: Path): Path | null {
     }
   }
   return cur;
+}
+
+/**
+ * Per-object memo of the keys of the literals inside a junction and of their negations: `assume`
+ * changes a junction only when one of them is a fact or one of its fields is pinned.
+ */
+const TRIGGERS: unique symbol = Symbol('triggers');
+type WithTriggers = Pred & { [TRIGGERS]?: readonly string[] };
+
+function triggersOf(p: Pred, out: string[] = []): string[] {
+  if (p.type === 'and' || p.type === 'or') for (const c of p.conditions) triggersOf(c, out);
+  else if (isLiteral(p)) out.push(keyOf(p), keyOf(negate(p)));
+  return out;
+}
+
+/** False when `assume(p, facts, pinned)` is sure to give `p` back (NOTE (speed): no rebuild, no walk). */
+function mayAssume(p: Pred, facts: ReadonlySet<string>, pinned: ReadonlyMap<string, JsonValue>): boolean {
+  let t = (p as WithTriggers)[TRIGGERS];
+  if (t === undefined) {
+    t = triggersOf(p);
+    if (Object.isExtensible(p)) (p as WithTriggers)[TRIGGERS] = t;
+  }
+  for (const k of t) if (facts.has(k)) return true;
+  if (pinned.size > 0) for (const f of junctionFields(p)) if (pinned.has(f)) return true;
+  return false;
 }
 
 /**

@@ -29,7 +29,7 @@ export function toSql(tree: Pred, columns: ReadonlyMap<string, string>): string 
   for (const c of tree.conditions) {
     if (!first) out += ' OR ';
     first = false;
-    out += isGroup(c) ? r.render(c) : `(${r.render(c)})`;
+    out += isGroup(c) ? r.render(c, false) : `(${r.render(c)})`;
   }
   return out;
 }
@@ -52,19 +52,25 @@ function atomField(p: Pred): string | null {
 
 /** Renders nodes: junctions as text built in one string, atoms from their cached text. */
 class Renderer {
+  /** Text of the nested junctions of this answer (the shared ones occur in many paths). */
+  private readonly junctions = new Map<Pred, string>();
   constructor(private readonly columns: ReadonlyMap<string, string>) {}
 
-  render(p: Pred): string {
+  render(p: Pred, nested = true): string {
     if (p.type === 'and' || p.type === 'or') {
+      let out = nested ? this.junctions.get(p) : undefined;
+      if (out !== undefined) return out;
       const sep = p.type === 'and' ? ' AND ' : ' OR ';
-      let out = '(';
+      out = '(';
       let first = true;
       for (const c of p.conditions) {
         if (!first) out += sep;
         first = false;
         out += this.render(c);
       }
-      return out + ')';
+      out += ')';
+      if (nested) this.junctions.set(p, flat(out));
+      return out;
     }
     const field = atomField(p);
     if (field === null) return render(p, this.columns);
