@@ -27,10 +27,19 @@ export function conjoin(path: Path, p: Pred): Path | null {
     case 'never':
       return null;
     case 'and': {
-      let cur: Path | null = path;
+      // NOTE (speed): once this call has made a new array (not shared with anyone yet), a literal
+      // on a new field is pushed onto it instead of copying the path once more.
+      let cur: Path = path;
+      let owned = false;
       for (const c of p.conditions) {
-        cur = conjoin(cur, c);
-        if (cur === null) return null;
+        if (owned && isLiteral(c) && !hasField(cur, fieldOf(c))) {
+          (cur as Pred[]).push(c);
+          continue;
+        }
+        const next = conjoin(cur, c);
+        if (next === null) return null;
+        owned ||= next !== cur;
+        cur = next;
       }
       return cur;
     }
@@ -38,7 +47,8 @@ export function conjoin(path: Path, p: Pred): Path | null {
     case 'unsupported': {
       if (p.type === 'or' && isTautology(p)) return path;
       const k = keyOf(p);
-      for (const c of path) if (keyOf(c) === k) return path;
+      // NOTE (speed): only a condition of the same type can have the same key.
+      for (const c of path) if (c === p || (c.type === p.type && keyOf(c) === k)) return path;
       return [...path, p];
     }
     default:
@@ -94,6 +104,12 @@ function reducePair(q: Literal, p: Literal): readonly Literal[] | null {
     memo.set(q, r);
   }
   return r;
+}
+
+/** True when a literal of the path reads `field`. */
+function hasField(path: Path, field: string): boolean {
+  for (const c of path) if (literalField(c) === field) return true;
+  return false;
 }
 
 function addLiteral(path: Path, p: Literal): Path | null {
