@@ -80,9 +80,9 @@ function disjunction(paths: readonly Path[]): Pred {
 }
 
 /**
- * The fields the tree reads, and the first condition (in tree order) that `format` cannot express,
- * as `checkCapability` (capability.ts) would throw it. NOTE (speed): one walk for both, each atom object looked at
- * once (the paths share most of theirs).
+ * The fields the tree reads, and the first condition (in tree order) that `format` cannot
+ * express, as `checkCapability` (capability.ts) would throw it. NOTE (speed): one walk for both,
+ * each atom object looked at once (the paths share most of theirs).
  */
 function scan(tree: Pred, format: FilterFormat): { fields: Set<string>; failure: FilterError | null } {
   const fields = new Set<string>();
