@@ -29,16 +29,31 @@ function kind(v: JsonValue): string {
 
 /** Throws an `INEXPRESSIBLE` `FilterError` naming the first condition `format` cannot express. */
 export function checkCapability(tree: Pred, format: FilterFormat): void {
+  if (tree.type === 'and' || tree.type === 'or') {
+    for (const c of tree.conditions) checkCapability(c, format);
+    return;
+  }
+  const problem = atomProblem(tree, format);
+  if (problem !== null) throw failed(problem);
+}
+
+/**
+ * What `format` cannot express in an atom (a node that is not a junction), or null. NOTE (speed):
+ * no throw, so that the pipeline can check each distinct atom once (generate.ts).
+ */
+export function atomProblem(tree: Pred, format: FilterFormat): string | null {
   switch (tree.type) {
     case 'unsupported':
-      throw failed(`${tree.reason} cannot be expressed as a filter`);
+      return `${tree.reason} cannot be expressed as a filter`;
     case 'and':
     case 'or':
-      for (const c of tree.conditions) checkCapability(c, format);
-      return;
+      for (const c of tree.conditions) {
+        const p = atomProblem(c, format);
+        if (p !== null) return p;
+      }
+      return null;
     case 'not':
-      checkCapability(tree.condition, format);
-      return;
+      return atomProblem(tree.condition, format);
     case 'eq':
     case 'ne':
     case 'lt':
@@ -46,23 +61,23 @@ export function checkCapability(tree: Pred, format: FilterFormat): void {
     case 'gt':
     case 'ge':
       if (format === 'sql' && !isScalar(tree.value)) {
-        throw failed(`comparing field '${tree.field}' with ${kind(tree.value)} is not supported in sql format`);
+        return `comparing field '${tree.field}' with ${kind(tree.value)} is not supported in sql format`;
       }
-      return;
+      return null;
     case 'in':
     case 'not_in':
       if (format === 'sql' && !tree.values.every(isScalar)) {
-        throw failed(`a list with arrays or objects for field '${tree.field}' is not supported in sql format`);
+        return `a list with arrays or objects for field '${tree.field}' is not supported in sql format`;
       }
-      return;
+      return null;
     case 'contains':
     case 'starts_with':
     case 'ends_with':
       if (format !== 'json' && typeof tree.value !== 'string') {
-        throw failed(`${tree.type}(${tree.field}, ${JSON.stringify(tree.value)}) needs a string value in ${format} format`);
+        return `${tree.type}(${tree.field}, ${JSON.stringify(tree.value)}) needs a string value in ${format} format`;
       }
-      return;
+      return null;
     default:
-      return;
+      return null;
   }
 }

@@ -63,9 +63,29 @@ function fail(err: FilterError): never {
   throw err;
 }
 
-/** Columns of every field, in the given order (a `BAD_REQUEST` for the first unsafe one). */
-export function resolveColumns(fields: Iterable<string>, mapping: Readonly<Record<string, string>>, format: FilterFormat): ReadonlyMap<string, string> {
+/**
+ * Columns of every field, in the given order (a `BAD_REQUEST` for the first unsafe one). `known`:
+ * checked columns of unmapped fields for this format (the caller's cache: the column of an
+ * unmapped field depends only on the field and the format); only safe ones are added.
+ */
+export function resolveColumns(
+  fields: Iterable<string>,
+  mapping: Readonly<Record<string, string>>,
+  format: FilterFormat,
+  known?: Map<string, string>,
+): ReadonlyMap<string, string> {
   const out = new Map<string, string>();
-  for (const f of fields) out.set(f, columnFor(f, mapping, format));
+  for (const f of fields) {
+    if (known === undefined || Object.hasOwn(mapping, f)) {
+      out.set(f, columnFor(f, mapping, format));
+      continue;
+    }
+    let c = known.get(f);
+    if (c === undefined) {
+      c = columnFor(f, mapping, format);
+      known.set(f, c);
+    }
+    out.set(f, c);
+  }
   return out;
 }

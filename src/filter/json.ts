@@ -19,7 +19,20 @@ export function toJsonTree(tree: Pred, columns: ReadonlyMap<string, string>): Js
     if (c === undefined) throw new Error(`internal: no column for field ${field}`);
     return c;
   };
+  // NOTE (speed): paths share most of their conditions (the same objects), so each atom is
+  // rendered once per answer and its node reused where it occurs again (serialization writes it
+  // at each place).
+  const done = new Map<Pred, JsonFilterNode>();
   const render = (p: Pred): JsonFilterNode => {
+    if (p.type === 'and' || p.type === 'or') return { type: p.type, conditions: p.conditions.map(render) };
+    let n = done.get(p);
+    if (n === undefined) {
+      n = atom(p);
+      done.set(p, n);
+    }
+    return n;
+  };
+  const atom = (p: Pred): JsonFilterNode => {
     switch (p.type) {
       case 'always':
       case 'never':

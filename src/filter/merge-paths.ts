@@ -19,21 +19,63 @@ import { conjoin, type Path } from './simplify.js';
 /** Above this many paths the pairwise merges are skipped (only duplicates are removed). */
 const MERGE_LIMIT = 300;
 
+/**
+ * A set of condition ids (small integers from 0, interned per call): one bit per id. NOTE
+ * (speed): cheaper to build and to query than a `Set<number>`; an id interned after the set was
+ * built is simply not in it.
+ */
+class IdSet {
+  private readonly bits: Int32Array;
+  size = 0;
+
+  constructor(ids: readonly number[]) {
+    let max = 0;
+    for (const id of ids) if (id > max) max = id;
+    this.bits = new Int32Array((max >> 5) + 1);
+    for (const id of ids) this.add(id);
+  }
+
+  has(id: number): boolean {
+    const w = id >> 5;
+    return w < this.bits.length && (this.bits[w]! & (1 << (id & 31))) !== 0;
+  }
+
+  add(id: number): void {
+    if (this.has(id)) return;
+    this.bits[id >> 5]! |= 1 << (id & 31);
+    this.size++;
+  }
+
+  delete(id: number): void {
+    if (!this.has(id)) return;
+    this.bits[id >> 5]! &= ~(1 << (id & 31));
+    this.size--;
+  }
+}
+
 /** A path being simplified. */
 interface Entry {
   path: Path;
   /** Id of each condition, in path order. */
   ids: number[];
-  set: Set<number>;
+  set: IdSet;
   /** Id of the negation of the whole path, once needed. */
   negation: number | undefined;
   /** Sizes of the disjunctions among its conditions. */
   orSizes: Set<number>;
   alive: boolean;
+  /** The merger's clock when this entry last changed (0: never). */
+  changedAt: number;
 }
 
 class Merger {
   private readonly interned = new Map<string, number>();
+  /** Counts changes to entries: an entry's `changedAt` is the count after its last change. */
+  clock = 0;
+
+  touch(e: Entry): void {
+    e.changedAt = ++this.clock;
+  }
 
   id(p: Pred): number {
     const k = keyOf(p);
@@ -52,7 +94,7 @@ class Merger {
       ids.push(this.id(c));
       if (c.type === 'or') orSizes.add(c.conditions.length);
     }
-    return { path, ids, set: new Set(ids), negation: undefined, orSizes, alive: true };
+    return { path, ids, set: new IdSet(ids), negation: undefined, orSizes, alive: true, changedAt: 0 };
   }
 
   update(e: Entry, path: Path | null): void {
@@ -61,6 +103,7 @@ class Merger {
       return;
     }
     const next = this.entry(path);
+    this.touch(e);
     e.path = next.path;
     e.ids = next.ids;
     e.set = next.set;
@@ -84,6 +127,7 @@ class Merger {
       if (b.set.has(neg)) {
         // NOTE: no rebuild: what is left of an already reduced path is still reduced.
         remove(b, neg);
+        this.touch(b);
         return true;
       }
     }
@@ -130,8 +174,8 @@ function mayMerge(x: Entry, y: Entry): boolean {
 /** Removes one condition (by id) from an entry. */
 function remove(e: Entry, id: number): void {
   const at = e.ids.indexOf(id);
-  e.path = [...e.path.slice(0, at), ...e.path.slice(at + 1)];
-  e.ids = [...e.ids.slice(0, at), ...e.ids.slice(at + 1)];
+  e.path = e.path.toSpliced(at, 1);
+  e.ids = e.ids.toSpliced(at, 1);
   e.set.delete(id);
   // NOTE: `orSizes` may keep the size of the removed disjunction: it is only a pre-check.
   e.negation = undefined;
@@ -141,7 +185,7 @@ function remove(e: Entry, id: number): void {
  * How many of `xs` are not in `set`, counting up to `limit`. NOTE (speed): from the end, because
  * paths share their beginning (the same earlier steps) and differ in their last conditions.
  */
-function missing(xs: readonly number[], set: ReadonlySet<number>, limit: number): number {
+function missing(xs: readonly number[], set: IdSet, limit: number): number {
   let n = 0;
   for (let i = xs.length - 1; i >= 0; i--) if (!set.has(xs[i]!) && ++n >= limit) return n;
   return n;
@@ -172,27 +216,51 @@ function pinnedUnion(xs: readonly Pred[], ys: readonly Pred[]): Pred | null {
   return setAtom('in', fieldOf(x), [...vx, ...vy.filter((v) => !vx.some((w) => jsonEquals(v, w)))]);
 }
 
+/** True when two entries hold the same conditions (as many times each). */
+function sameIds(a: Entry, b: Entry): boolean {
+  if (a.ids.length !== b.ids.length) return false;
+  if (a.set.size === a.ids.length && b.set.size === b.ids.length) return missing(a.ids, b.set, 1) === 0;
+  const x = [...a.ids].sort((p, q) => p - q);
+  const y = [...b.ids].sort((p, q) => p - q);
+  return x.every((v, i) => v === y[i]);
+}
+
 /** Simplifies a set of paths (see the module comment). */
 export function simplifyPaths(paths: readonly Path[]): Path[] {
   const m = new Merger();
-  const seen = new Set<string>();
   const entries: Entry[] = [];
+  // Duplicates (the same set of conditions) go. NOTE (speed): candidates are found by length and
+  // sum of ids, then compared as sets.
+  const bySum = new Map<string, Entry[]>();
   for (const p of paths) {
     const e = m.entry(p);
-    const k = [...e.ids].sort((x, y) => x - y).join(',');
-    if (!seen.has(k)) {
-      seen.add(k);
-      entries.push(e);
-    }
+    let sum = 0;
+    for (const id of e.ids) sum += id;
+    const k = `${e.ids.length}:${sum}`;
+    const same = bySum.get(k);
+    if (same === undefined) bySum.set(k, [e]);
+    else if (same.some((o) => sameIds(o, e))) continue;
+    else same.push(e);
+    entries.push(e);
   }
   if (entries.length <= MERGE_LIMIT) {
+    // NOTE (speed): `reduce` depends only on the two entries, so a pair that changed nothing is
+    // not tried again until one of them changes (the outcome, and the order of the rewrites, are
+    // those of trying every pair on every pass). checkedAt[i * n + j]: the clock after the last
+    // try of (i, j) that changed nothing, -1 if none.
+    const n = entries.length;
+    const checkedAt = new Int32Array(n * n).fill(-1);
     for (let changed = true; changed;) {
       changed = false;
-      for (let i = 0; i < entries.length; i++) {
+      for (let i = 0; i < n; i++) {
         const a = entries[i]!;
-        for (let j = 0; j < entries.length && a.alive; j++) {
+        for (let j = 0; j < n && a.alive; j++) {
           const b = entries[j]!;
-          if (i !== j && b.alive && m.reduce(a, b, i < j)) changed = true;
+          if (i === j || !b.alive) continue;
+          const at = checkedAt[i * n + j]!;
+          if (at >= 0 && a.changedAt <= at && b.changedAt <= at) continue;
+          if (m.reduce(a, b, i < j)) changed = true;
+          else checkedAt[i * n + j] = m.clock;
         }
       }
     }

@@ -21,7 +21,24 @@ const FALSY_VALUES: readonly JsonValue[] = Object.freeze([null, false, 0, '']);
 
 /** Renders the tree as a Mongo filter document. */
 export function toMongo(tree: Pred, columns: ReadonlyMap<string, string>): MongoFilter {
-  return render(tree, columns);
+  const done = new Map<Pred, MongoFilter>();
+  // NOTE (speed): paths share most of their conditions (the same objects), so each atom is
+  // rendered once per answer and its document reused where it occurs again (serialization writes
+  // it at each place).
+  const walk = (p: Pred): MongoFilter => {
+    if (p.type === 'and' || p.type === 'or') {
+      const parts: MongoFilter[] = [];
+      for (const c of p.conditions) parts.push(walk(c));
+      return p.type === 'and' ? { $and: parts } : { $or: parts };
+    }
+    let d = done.get(p);
+    if (d === undefined) {
+      d = render(p, columns);
+      done.set(p, d);
+    }
+    return d;
+  };
+  return walk(tree);
 }
 
 /**

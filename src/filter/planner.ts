@@ -36,7 +36,6 @@ import {
   MAX_CALL_DEPTH,
   assertNever,
   stepExpressions,
-  stepsReaching,
   type BranchInfo,
   type CallInfo,
   type CompiledRuleset,
@@ -49,7 +48,7 @@ import { toBranch, toCondition, type Branch } from './condition.js';
 import { SAFE, both, guardOf, type Guard } from './guard.js';
 import { ignoresKnownInput, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
 import { findUnsupported } from './predicate.js';
-import { prepare, type PreparedRuleset } from './prepare.js';
+import { liveFor, prepare, type PreparedRuleset } from './prepare.js';
 import { conjoin, type Path } from './simplify.js';
 import { VarEnv, knownWith } from './variables.js';
 
@@ -127,7 +126,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
   ): Scope => ({ steps, entry, live, known: k, shared, conditions: new Map(), guards: new Map(), mapped, callSites });
 
   const compiled = prepared.compiled;
-  const top = newScope(compiled.steps, compiled.entryStep, stepsReaching(compiled.graph, targets), known, prepared.sharedConditions, null, prepared.callSites);
+  const top = newScope(compiled.steps, compiled.entryStep, liveFor(prepared, targets), known, prepared.sharedConditions, null, prepared.callSites);
 
   /**
    * Callee scopes of this request: per callee when it reads the walked ruleset's input, per

@@ -9,6 +9,7 @@ import { DerivedSlot, stepsReaching, type BranchInfo, type CompiledRuleset } fro
 import type { CallSites } from './call-input.js';
 import type { Branch } from './condition.js';
 import { newExprMemo, type ExprMemo } from './partial-eval.js';
+import { FILTER_FORMATS, type FilterFormat } from './types.js';
 
 /** A compiled ruleset with the filter's state. */
 export interface PreparedRuleset {
@@ -24,6 +25,31 @@ export interface PreparedRuleset {
   readonly callSites: CallSites;
   /** The steps from which some terminal can be reached: what a walk of it as a callee enters (planner.ts). */
   readonly calleeLive: ReadonlySet<string>;
+  /**
+   * Checked columns of unmapped fields, per format (columns.ts `resolveColumns`): at most the
+   * ruleset's fields. NOTE (speed): the identifier and reserved-word checks run once per field.
+   */
+  readonly columns: ReadonlyMap<FilterFormat, Map<string, string>>;
+  /**
+   * The steps from which a terminal with one of the target codes can be reached, per set of
+   * target codes (`liveFor`). NOTE (speed): a walk of the graph per request otherwise.
+   */
+  readonly live: Map<string, ReadonlySet<string>>;
+}
+
+/** At most this many target sets keep their live steps (a full cache starts over). */
+const LIVE_MAX = 32;
+
+/** The steps from which a terminal whose code is in `targets` can be reached (cached per target set). */
+export function liveFor(prepared: PreparedRuleset, targets: ReadonlySet<string>): ReadonlySet<string> {
+  const key = JSON.stringify([...targets].sort());
+  let live = prepared.live.get(key);
+  if (live === undefined) {
+    live = stepsReaching(prepared.compiled.graph, targets);
+    if (prepared.live.size >= LIVE_MAX) prepared.live.clear();
+    prepared.live.set(key, live);
+  }
+  return live;
 }
 
 const PREPARED = new DerivedSlot<PreparedRuleset>('filter');
@@ -37,6 +63,8 @@ export function prepare(compiled: CompiledRuleset): PreparedRuleset {
       memo: newExprMemo(),
       callSites: new Map(),
       calleeLive: stepsReaching(compiled.graph, compiled.graph.terminalsByCode.keys()),
+      columns: new Map(FILTER_FORMATS.map((f) => [f, new Map<string, string>()])),
+      live: new Map(),
     }),
   );
 }

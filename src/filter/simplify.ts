@@ -12,7 +12,7 @@
  * Paths are arrays treated as immutable (the planner shares prefixes between branches).
  */
 import type { JsonValue } from '../expr/ast.js';
-import { decide, pinnedValues } from './atoms.js';
+import { decide } from './atoms.js';
 import { reduceField } from './field-reduce.js';
 import { ALWAYS, NEVER, and, fieldOf, fieldsOf, isLiteral, keyOf, negate, or, type Literal, type Pred } from './predicate.js';
 
@@ -27,10 +27,19 @@ export function conjoin(path: Path, p: Pred): Path | null {
     case 'never':
       return null;
     case 'and': {
-      let cur: Path | null = path;
+      // NOTE (speed): once this call has made a new array (not shared with anyone yet), a literal
+      // on a new field is pushed onto it instead of copying the path once more.
+      let cur: Path = path;
+      let owned = false;
       for (const c of p.conditions) {
-        cur = conjoin(cur, c);
-        if (cur === null) return null;
+        if (owned && isLiteral(c) && !hasField(cur, fieldOf(c))) {
+          (cur as Pred[]).push(c);
+          continue;
+        }
+        const next = conjoin(cur, c);
+        if (next === null) return null;
+        owned ||= next !== cur;
+        cur = next;
       }
       return cur;
     }
@@ -38,7 +47,8 @@ export function conjoin(path: Path, p: Pred): Path | null {
     case 'unsupported': {
       if (p.type === 'or' && isTautology(p)) return path;
       const k = keyOf(p);
-      for (const c of path) if (keyOf(c) === k) return path;
+      // NOTE (speed): only a condition of the same type can have the same key.
+      for (const c of path) if (c === p || (c.type === p.type && keyOf(c) === k)) return path;
       return [...path, p];
     }
     default:
@@ -69,13 +79,45 @@ function literalField(c: Pred): string | undefined {
   return c.type === 'not' ? c.condition.field : (c as { field?: string }).field;
 }
 
+/**
+ * Per-object memo of `reduceField([q, p])` on `p`, keyed by `q` (like `isTautology`'s): the result
+ * depends only on the two literals, and most of them are the compiled ruleset's shared
+ * conditions, so a walk meets the same pairs on every request. Bounded: a full memo starts over
+ * (a shared literal also meets the literals of single requests, which must not pile up on it).
+ */
+const REDUCED: unique symbol = Symbol('reduced');
+const REDUCED_MAX = 16;
+type WithReduced = Literal & { [REDUCED]?: Map<Literal, readonly Literal[] | null> };
+
+function reducePair(q: Literal, p: Literal): readonly Literal[] | null {
+  let memo = (p as WithReduced)[REDUCED];
+  if (memo === undefined) {
+    if (!Object.isExtensible(p)) return reduceField([q, p]);
+    memo = new Map();
+    (p as WithReduced)[REDUCED] = memo;
+  }
+  let r = memo.get(q);
+  if (r === undefined) {
+    const reduced = reduceField([q, p]);
+    r = reduced === null ? null : Object.freeze(reduced);
+    if (memo.size >= REDUCED_MAX) memo.clear();
+    memo.set(q, r);
+  }
+  return r;
+}
+
+/** True when a literal of the path reads `field`. */
+function hasField(path: Path, field: string): boolean {
+  for (const c of path) if (literalField(c) === field) return true;
+  return false;
+}
+
 function addLiteral(path: Path, p: Literal): Path | null {
   const field = fieldOf(p);
   const group: Literal[] = [];
   for (const c of path) if (literalField(c) === field) group.push(c as Literal);
   if (group.length === 0) return [...path, p]; // NOTE (speed): the common case, a new field
-  group.push(p);
-  const reduced = reduceField(group);
+  const reduced = group.length === 1 ? reducePair(group[0]!, p) : reduceField([...group, p]);
   if (reduced === null) return null;
   const out: Pred[] = [];
   let inserted = false;
@@ -98,31 +140,82 @@ export function finishPath(path: Path): Path | null {
   for (let round = 0; round < 8 && cur !== null; round++) {
     // NOTE (speed): only the literals on fields that the disjunctions read can change them.
     const wanted = new Set<string>();
-    for (const c of cur) if (c.type === 'or' || c.type === 'and') fieldsOf(c, wanted);
+    for (const c of cur) if (c.type === 'or' || c.type === 'and') for (const f of junctionFields(c)) wanted.add(f);
     const facts = new Set<string>();
     const pinned = new Map<string, JsonValue>();
     for (const c of cur) {
-      if (!isLiteral(c) || !wanted.has(fieldOf(c))) continue;
+      if (!isLiteral(c)) continue;
+      const field = fieldOf(c);
+      if (!wanted.has(field)) continue;
       facts.add(keyOf(c));
-      const vals = pinnedValues(c);
-      if (vals !== null && vals.length === 1) pinned.set(fieldOf(c), vals[0]!);
+      // The one value the literal pins its field to (atoms.ts pinnedValues with one value).
+      if (c.type === 'eq') pinned.set(field, c.value);
+      else if (c.type === 'is_null') pinned.set(field, null);
+      else if (c.type === 'in' && c.values.length === 1) pinned.set(field, c.values[0]!);
     }
-    const kept: Pred[] = [];
-    const changed: Pred[] = [];
-    for (const c of cur) {
-      const r = isLiteral(c) || c.type === 'unsupported' ? c : assume(c, facts, pinned);
-      if (r === c) kept.push(c);
-      else changed.push(r);
+    // NOTE (speed): the lists are built only once a condition changes (most paths keep theirs).
+    let kept: Pred[] | null = null;
+    let changed: Pred[] | null = null;
+    for (let i = 0; i < cur.length; i++) {
+      const c = cur[i]!;
+      const r = (c.type === 'or' || c.type === 'and') && mayAssume(c, facts, pinned) ? assume(c, facts, pinned) : c;
+      if (r === c) {
+        if (kept !== null) kept.push(c);
+        continue;
+      }
+      if (kept === null) kept = cur.slice(0, i);
+      (changed ??= []).push(r);
     }
-    if (changed.length === 0) return cur;
+    if (changed === null) return cur;
     // What is kept is still reduced; only the rewritten conditions need adding again.
-    cur = kept;
+    cur = kept!; // set with the first change
     for (const r of changed) {
       cur = conjoin(cur, r);
       if (cur === null) return null;
     }
   }
   return cur;
+}
+
+/**
+ * Per-object memo of the keys of the literals inside a junction and of their negations: `assume`
+ * changes a junction only when one of them is a fact or one of its fields is pinned.
+ */
+const TRIGGERS: unique symbol = Symbol('triggers');
+type WithTriggers = Pred & { [TRIGGERS]?: readonly string[] };
+
+function triggersOf(p: Pred, out: string[] = []): string[] {
+  if (p.type === 'and' || p.type === 'or') for (const c of p.conditions) triggersOf(c, out);
+  else if (isLiteral(p)) out.push(keyOf(p), keyOf(negate(p)));
+  return out;
+}
+
+/** False when `assume(p, facts, pinned)` is sure to give `p` back (NOTE (speed): no rebuild, no walk). */
+function mayAssume(p: Pred, facts: ReadonlySet<string>, pinned: ReadonlyMap<string, JsonValue>): boolean {
+  let t = (p as WithTriggers)[TRIGGERS];
+  if (t === undefined) {
+    t = triggersOf(p);
+    if (Object.isExtensible(p)) (p as WithTriggers)[TRIGGERS] = t;
+  }
+  for (const k of t) if (facts.has(k)) return true;
+  if (pinned.size > 0) for (const f of junctionFields(p)) if (pinned.has(f)) return true;
+  return false;
+}
+
+/**
+ * Per-object memo of the fields a junction reads (like `isTautology`'s): junctions are never
+ * frozen, and the shared ones belong to the compiled ruleset.
+ */
+const FIELDS: unique symbol = Symbol('fields');
+type WithFields = Pred & { [FIELDS]?: readonly string[] };
+
+function junctionFields(p: Pred): readonly string[] {
+  let f = (p as WithFields)[FIELDS];
+  if (f === undefined) {
+    f = [...fieldsOf(p)];
+    if (Object.isExtensible(p)) (p as WithFields)[FIELDS] = f;
+  }
+  return f;
 }
 
 function hasJunction(path: Path): boolean {

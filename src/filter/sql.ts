@@ -24,32 +24,74 @@ const NOT_OPS = { lt: '>=', le: '>', gt: '<=', ge: '<' } as const;
 export function toSql(tree: Pred, columns: ReadonlyMap<string, string>): string {
   const r = new Renderer(columns);
   if (tree.type !== 'or') return r.render(tree);
-  const parts: string[] = [];
-  for (const c of tree.conditions) parts.push(isGroup(c) ? r.render(c) : `(${r.render(c)})`);
-  return parts.join(' OR ');
+  let out = '';
+  let first = true;
+  for (const c of tree.conditions) {
+    if (!first) out += ' OR ';
+    first = false;
+    out += isGroup(c) ? r.render(c, false) : `(${r.render(c)})`;
+  }
+  return out;
 }
 
 /**
- * Renders nodes, remembering the text of each atom. NOTE (speed): paths share most of their
- * conditions (the same objects: the negations of earlier branches), so each is rendered once.
+ * The SQL text of an atom, cached on the atom with the column it was written for. NOTE (speed):
+ * paths share most of their conditions (the same objects: the negations of earlier branches), and
+ * the conditions that read no known field are owned by the compiled ruleset (prepare.ts), so the
+ * text of most atoms is built once per ruleset and column, not once per occurrence and request.
+ * A symbol key like predicate.ts's caches: invisible to JSON and to the other emitters.
  */
+const SQL_TEXT: unique symbol = Symbol('sql');
+type WithSql = Pred & { [SQL_TEXT]?: { readonly column: string; readonly text: string } };
+
+/** The field an atom reads (the column its text starts with), or null for a constant. */
+function atomField(p: Pred): string | null {
+  if (p.type === 'not') return p.condition.field;
+  return 'field' in p ? p.field : null;
+}
+
+/** Renders nodes: junctions as text built in one string, atoms from their cached text. */
 class Renderer {
-  private readonly done = new Map<Pred, string>();
+  /** Text of the nested junctions of this answer (the shared ones occur in many paths). */
+  private readonly junctions = new Map<Pred, string>();
   constructor(private readonly columns: ReadonlyMap<string, string>) {}
 
-  render(p: Pred): string {
+  render(p: Pred, nested = true): string {
     if (p.type === 'and' || p.type === 'or') {
-      const parts: string[] = [];
-      for (const c of p.conditions) parts.push(this.render(c));
-      return `(${parts.join(p.type === 'and' ? ' AND ' : ' OR ')})`;
+      let out = nested ? this.junctions.get(p) : undefined;
+      if (out !== undefined) return out;
+      const sep = p.type === 'and' ? ' AND ' : ' OR ';
+      out = '(';
+      let first = true;
+      for (const c of p.conditions) {
+        if (!first) out += sep;
+        first = false;
+        out += this.render(c);
+      }
+      out += ')';
+      if (nested) this.junctions.set(p, flat(out));
+      return out;
     }
-    let text = this.done.get(p);
-    if (text === undefined) {
-      text = render(p, this.columns);
-      this.done.set(p, text);
-    }
+    const field = atomField(p);
+    if (field === null) return render(p, this.columns);
+    const col = column(this.columns, field);
+    const cached = (p as WithSql)[SQL_TEXT];
+    if (cached !== undefined && cached.column === col) return cached.text;
+    const text = flat(render(p, this.columns));
+    // A frozen atom (none is today) simply goes uncached.
+    if (Object.isExtensible(p)) (p as WithSql)[SQL_TEXT] = { column: col, text };
     return text;
   }
+}
+
+/**
+ * `s` stored flat. NOTE (speed): a text built by concatenation is a tree of pieces; reading it as a
+ * number makes V8 flatten it in place once, so the many copies of an atom's text into the filter
+ * read one flat string instead of walking the tree each time.
+ */
+function flat(s: string): string {
+  void Number(s);
+  return s;
 }
 
 /** True when `render` already writes `p` as one parenthesised group. */

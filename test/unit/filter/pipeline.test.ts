@@ -140,3 +140,66 @@ test('a compiled ruleset answers every request as a fresh one would (no leak bet
     }
   }
 });
+
+test('answers cached on a compiled ruleset follow each request: field_mapping, targets, format', () => {
+  // The per-ruleset caches (SQL text of atoms per column, checked columns, live steps per target
+  // set) must give what a fresh compiled ruleset gives, whatever came before.
+  const shared = compiled();
+  const requests = [
+    { known_input: {}, target_results: ['OK'] },
+    { known_input: {}, target_results: ['OK'], field_mapping: { age: 'person.age_years', country: 'c' } },
+    { known_input: {}, target_results: ['OK'] },
+    { known_input: {}, target_results: ['NO'] },
+    { known_input: { name: 'axe' }, target_results: ['NO', 'OK'], field_mapping: { country: 'land' } },
+    { known_input: {}, target_results: ['OK'], field_mapping: { age: 'select' } },
+    { known_input: {}, target_results: ['OK'] },
+  ];
+  for (const r of requests) {
+    for (const format of ['sql', 'json', 'mongo']) {
+      const body = { ...r, format };
+      const fresh = (): unknown => {
+        try {
+          return generateFilter(compiled(), parseFilterRequest(body));
+        } catch (err) {
+          return err instanceof FilterError ? `${err.code}: ${err.message}` : err;
+        }
+      };
+      let got: unknown;
+      try {
+        got = generateFilter(shared, parseFilterRequest(body));
+      } catch (err) {
+        got = err instanceof FilterError ? `${err.code}: ${err.message}` : err;
+      }
+      assert.deepEqual(got, fresh(), JSON.stringify(body));
+    }
+  }
+  const sql = generateFilter(shared, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'sql', field_mapping: { age: 't.years' } }));
+  assert.match(sql.filter as string, /t\.years >= 18/);
+  assert.doesNotMatch(sql.filter as string, /\bage\b/);
+  const plain = generateFilter(shared, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'sql' }));
+  assert.match(plain.filter as string, /\bage >= 18/);
+});
+
+test('an atom that occurs in many paths is written the same in each (sql, json, mongo)', () => {
+  // Paths share their atoms (the negations of earlier branches); emitters write each once per
+  // answer and reuse it. Each path of the answer must still carry every one of its conditions.
+  const d: RulesetDoc = {
+    config: { name: 'm', entry_step: 'a' },
+    steps: {
+      a: { type: 'decision', branches: [{ condition: 'x > 1', next_step: 'no' }], default_next: 'b' },
+      b: { type: 'decision', branches: [{ condition: 'y == 1 && z == 1', next_step: 'ok' }], default_next: 'c' },
+      c: { type: 'decision', branches: [{ condition: 'w == 2', next_step: 'ok' }], default_next: 'no' },
+      ok: { type: 'terminal', result: { code: 'OK' } },
+      no: { type: 'terminal', result: { code: 'NO' } },
+    },
+  };
+  const c = compiled(d);
+  const sql = generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'sql' })).filter as string;
+  assert.equal((sql.match(/x <= 1/g) ?? []).length, 2, sql);
+  const json = generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'json' }));
+  const mongo = generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'mongo' }));
+  // Serialized, a reused node is written at each place.
+  assert.equal((JSON.stringify(json.filter).match(/"field":"x"/g) ?? []).length, 2, JSON.stringify(json.filter));
+  assert.equal((JSON.stringify(mongo.filter).match(/"x":/g) ?? []).length, 2, JSON.stringify(mongo.filter));
+  assert.deepEqual(JSON.parse(JSON.stringify(json)), json);
+});
