@@ -28,6 +28,7 @@ export const ENDPOINTS = {
   live: { method: 'GET', path: '/healthz/live' },
   ready: { method: 'GET', path: '/healthz/ready' },
   metrics: { method: 'GET', path: '/metrics' },
+  openapi: { method: 'GET', path: '/api/v1/openapi.json' },
   putShadow: { method: 'PUT', path: '/api/v1/rulesets/:name/shadow' },
   getShadow: { method: 'GET', path: '/api/v1/rulesets/:name/shadow' },
   deleteShadow: { method: 'DELETE', path: '/api/v1/rulesets/:name/shadow' },

@@ -22,6 +22,7 @@ import type {
   FilterRequest,
   FilterResult,
   HealthInfo,
+  OpenApiDocument,
   ImpactCandidate,
   ImpactResult,
   InputSchemaResult,
@@ -342,6 +343,14 @@ export class SvcClient {
   async metrics(options?: CallOptions): Promise<string> {
     const answer = await this.call('metrics', undefined, undefined, true, 'text', { ...options, headers: { accept: 'text/plain', ...options?.headers } });
     return answer.value as string;
+  }
+
+  /**
+   * `GET /api/v1/openapi.json`: the server's OpenAPI 3.1 document (open, like `/health`). Typed
+   * loosely: it is meant for tools (generators, gateways), not for reading field by field.
+   */
+  openapi(options?: CallOptions): Promise<OpenApiDocument> {
+    return this.json('openapi', undefined, undefined, true, options);
   }
 
   // ------------------------------------------------------------------ plumbing

@@ -481,6 +481,15 @@ export interface AuditSampleRateChange {
   previous: number;
 }
 
+/** Answer of `openapi`: an OpenAPI 3.1 document (only its top level is typed). */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; [key: string]: unknown };
+  paths: Record<string, Record<string, unknown>>;
+  components?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
 /** Answer of `health` and `ready`. */
 export interface HealthInfo {
   status: 'healthy' | 'unhealthy';

@@ -32,6 +32,7 @@ export const CLIENT_METHOD_OF_ROUTE: Readonly<Record<string, keyof SvcClient>> =
   live: 'live',
   ready: 'ready',
   metrics: 'metrics',
+  openapi: 'openapi',
   putShadow: 'putShadow',
   getShadow: 'getShadow',
   deleteShadow: 'deleteShadow',

@@ -220,6 +220,9 @@ describe('svc-client against a real server', () => {
     assert.equal((await client.ready()).status, 'healthy');
     const metrics = await client.metrics();
     assert.match(metrics, /^# HELP svc_info /m);
+    const doc = await client.openapi();
+    assert.equal(doc.openapi, '3.1.0');
+    assert.ok(doc.paths['/api/v1/execute/{name}']?.['post'] !== undefined, Object.keys(doc.paths).join(', '));
   });
 
   it('tenants: create (201), conflict (409), get, update, the tenant option scopes rulesets, delete', async () => {
