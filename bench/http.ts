@@ -15,7 +15,7 @@
  * too (less sensitive to other work on the machine).
  *
  *   node --import tsx bench/http.ts       (after building dist/; or `bash bench/run.sh http`)
- *   BENCH_HTTP_SECONDS=2 BENCH_HTTP_ROUNDS=15 BENCH_HTTP_CONNECTIONS=50
+ *   BENCH_HTTP_SECONDS=2 BENCH_HTTP_ROUNDS=15 BENCH_HTTP_CONNECTIONS=50 BENCH_HTTP_INSTANCES=3
  *   BENCH_HTTP_PROFILE=<dir>: run svc under --cpu-prof, write the profile into <dir>
  */
 import { cpus } from 'node:os';
@@ -26,6 +26,8 @@ import { APPROVAL_INPUT, APPROVAL_RULESET } from './lib/scenarios.js';
 
 const SECONDS = envInt('BENCH_HTTP_SECONDS', 2);
 const ROUNDS = envInt('BENCH_HTTP_ROUNDS', 15);
+/** Fresh sets of the three servers the rounds are spread over (each set warmed up first). */
+const INSTANCES = envInt('BENCH_HTTP_INSTANCES', 3);
 const CONNECTIONS = envInt('BENCH_HTTP_CONNECTIONS', 50);
 const WARMUP_SECONDS = 2;
 /** Target against bare fastify, and against the bare node:http floor. */
@@ -78,46 +80,55 @@ async function main(): Promise<void> {
   const plan = cpuPlan();
   const profileDir = process.env['BENCH_HTTP_PROFILE'];
   console.log(
-    `http bench: ${tool.tool}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and endpoint (node:http / fastify / svc, order rotating), ` +
+    `http bench: ${tool.tool}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and endpoint over ${INSTANCES} fresh sets of servers (node:http / fastify / svc, order rotating), ` +
       `${plan ? `servers pinned to CPU ${plan.server}, load to CPU ${plan.load}` : 'no pinning'}, load average ${machine.load_average_start.join(' ')}`,
   );
   const profArgs = (sub: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', sub ? `${profileDir}/${sub}` : profileDir] : []);
-  const servers: Partial<Record<Server, Started & { url: string }>> = {};
   const results: Record<string, Record<Server, Measured[]>> = {};
-  try {
-    const svc = await startSvc([], plan?.server ?? null, { nodeArgs: profArgs('') });
-    servers.svc = svc;
-    await postJson(`${svc.url}/api/v1/rulesets`, APPROVAL_RULESET);
-    // The bare routes answer exactly what svc answers (duration_us aside).
-    const constants: Record<string, unknown> = {};
-    for (const e of ENDPOINTS) constants[e.bareRoute] = await postJson(`${svc.url}${e.path}`, JSON.parse(e.body));
-    servers.fastify = await startBareHttp(constants, plan?.server ?? null, profArgs('bare'));
-    servers.node = await startBareHttp(constants, plan?.server ?? null, profArgs('node'), BARE_NODE_HTTP);
-    const run = (s: Server, e: Endpoint, seconds: number): Measured => {
-      const target = servers[s] as Started & { url: string };
-      const cpu0 = cpuSeconds(target.pid);
-      const r = runLoad({ url: `${target.url}${e.path}`, body: e.body, connections: CONNECTIONS, seconds, cpus: plan?.load ?? null });
-      const cpu = cpuSeconds(target.pid) - cpu0;
-      return { ...r, server_cpu_s: round(cpu, 2), rps_per_cpu_s: cpu > 0 ? Math.round(r.requests / cpu) : null };
-    };
-    for (const e of ENDPOINTS) {
-      for (const s of SERVERS) run(s, e, WARMUP_SECONDS);
-      const rounds: Record<Server, Measured[]> = { node: [], fastify: [], svc: [] };
-      for (let r = 0; r < ROUNDS; r++) {
-        // NOTE: the order rotates each round so that no server always runs right after another.
-        for (const s of [...SERVERS.slice(r % 3), ...SERVERS.slice(0, r % 3)]) {
-          const m = run(s, e, SECONDS);
-          rounds[s].push(m);
-          console.log(
-            `  ${e.name.padEnd(28)} round ${String(r + 1).padStart(2)} ${s.padEnd(7)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms.toFixed(2)} ms  p99 ${m.p99_ms.toFixed(2)} ms  ` +
-              `${String(m.rps_per_cpu_s ?? '-').padStart(7)} req/cpu-s  errors ${m.errors}`,
-          );
+  for (const e of ENDPOINTS) results[e.name] = { node: [], fastify: [], svc: [] };
+  // NOTE (bench/NOTES.md "node:http floor"): fresh processes of the same build differ by up to
+  // 15% in CPU per request (what V8 optimised when, code placement), more than the effects
+  // measured here; the rounds are therefore spread over INSTANCES fresh sets of the servers.
+  const perInstance = Math.max(1, Math.ceil(ROUNDS / INSTANCES));
+  let nextRound = 0;
+  for (let inst = 0; inst < INSTANCES && nextRound < ROUNDS; inst++) {
+    const servers: Partial<Record<Server, Started & { url: string }>> = {};
+    try {
+      const svc = await startSvc([], plan?.server ?? null, { nodeArgs: profArgs(inst === 0 ? '' : `svc-${inst}`) });
+      servers.svc = svc;
+      await postJson(`${svc.url}/api/v1/rulesets`, APPROVAL_RULESET);
+      // The bare routes answer exactly what svc answers (duration_us aside).
+      const constants: Record<string, unknown> = {};
+      for (const e of ENDPOINTS) constants[e.bareRoute] = await postJson(`${svc.url}${e.path}`, JSON.parse(e.body));
+      servers.fastify = await startBareHttp(constants, plan?.server ?? null, profArgs('bare'));
+      servers.node = await startBareHttp(constants, plan?.server ?? null, profArgs('node'), BARE_NODE_HTTP);
+      const run = (s: Server, e: Endpoint, seconds: number): Measured => {
+        const target = servers[s] as Started & { url: string };
+        const cpu0 = cpuSeconds(target.pid);
+        const r = runLoad({ url: `${target.url}${e.path}`, body: e.body, connections: CONNECTIONS, seconds, cpus: plan?.load ?? null });
+        const cpu = cpuSeconds(target.pid) - cpu0;
+        return { ...r, server_cpu_s: round(cpu, 2), rps_per_cpu_s: cpu > 0 ? Math.round(r.requests / cpu) : null };
+      };
+      const first = nextRound;
+      for (const e of ENDPOINTS) {
+        for (const s of SERVERS) run(s, e, WARMUP_SECONDS);
+        const rounds = results[e.name]!;
+        for (let r = first; r < Math.min(ROUNDS, first + perInstance); r++) {
+          // NOTE: the order rotates each round so that no server always runs right after another.
+          for (const s of [...SERVERS.slice(r % 3), ...SERVERS.slice(0, r % 3)]) {
+            const m = run(s, e, SECONDS);
+            rounds[s].push(m);
+            console.log(
+              `  ${e.name.padEnd(28)} round ${String(r + 1).padStart(2)} (servers ${inst + 1}) ${s.padEnd(7)} ${String(m.rps).padStart(7)} req/s  p50 ${m.p50_ms.toFixed(2)} ms  p99 ${m.p99_ms.toFixed(2)} ms  ` +
+                `${String(m.rps_per_cpu_s ?? '-').padStart(7)} req/cpu-s  errors ${m.errors}`,
+            );
+          }
         }
       }
-      results[e.name] = rounds;
+      nextRound = Math.min(ROUNDS, first + perInstance);
+    } finally {
+      await Promise.all(Object.values(servers).map((s) => s.stop()));
     }
-  } finally {
-    await Promise.all(Object.values(servers).map((s) => s.stop()));
   }
 
   const summary: SummaryRow[] = [];
@@ -130,13 +141,22 @@ async function main(): Promise<void> {
     suite: 'http',
     machine,
     method:
-      `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per server, each round running the bare node:http server, bare fastify and svc back to back in an order that rotates each round, after ${WARMUP_SECONDS} s warm-up each. ` +
+      `${tool.tool} with ${CONNECTIONS} connections over loopback; ${ROUNDS} rounds of ${SECONDS} s per server over ${INSTANCES} fresh sets of server processes, each round running the bare node:http server, bare fastify and svc back to back in an order that rotates each round, after ${WARMUP_SECONDS} s warm-up of each process. ` +
       'Ratios are the median of the per-round ratios (paired within a round, which cancels most of the drift of a shared machine); the median figures of each server are in the note. ' +
       `${plan ? `All servers pinned to CPU ${plan.server} (one runs load at a time), the load generator to CPU ${plan.load}: each server has one core.` : 'No CPU pinning (load generator and server share the cores).'} ` +
       'svc runs with its defaults (metrics on, audit sampling 10% to stdout → /dev/null); both baselines have the same route patterns and answer the same JSON as a constant: ' +
       'node:http reads the body and parses it with JSON.parse (the floor of any JSON route on this stack), fastify uses its default JSON parser and serializer.',
     summary,
-    details: { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, cores: cpus().length, pinning: plan, endpoints: ENDPOINTS, results },
+    details: {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      instances: INSTANCES,
+      cores: cpus().length,
+      pinning: plan,
+      endpoints: ENDPOINTS,
+      results,
+    },
   });
 }
 
