@@ -52,6 +52,8 @@ export class RulesetMetrics {
   constructor(
     readonly name: string,
     readonly tenant: string = DEFAULT_TENANT,
+    /** The `Metrics` that exports it (a holder checks it before reusing the handle). */
+    readonly owner: unknown = null,
   ) {}
 
   /** Records one execution: its duration in seconds, its outcome and (on success) its terminal code. */
@@ -190,7 +192,7 @@ export class Metrics {
     if (tenant !== undefined && tenant !== DEFAULT_TENANT) return this.tenantRuleset(name, tenant);
     let handle = this.rulesets.get(name);
     if (handle === undefined) {
-      handle = new RulesetMetrics(name);
+      handle = new RulesetMetrics(name, DEFAULT_TENANT, this);
       this.rulesets.set(name, handle);
     }
     return handle;
@@ -246,7 +248,7 @@ export class Metrics {
     }
     let handle = names.get(name);
     if (handle === undefined) {
-      handle = new RulesetMetrics(name, tenant);
+      handle = new RulesetMetrics(name, tenant, this);
       names.set(name, handle);
     }
     return handle;
