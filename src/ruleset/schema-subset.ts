@@ -137,6 +137,26 @@ class SchemaNode {
 }
 
 /**
+ * The name and slot lists of nodes, shared by content (frozen; the walker only reads them).
+ * NOTE (speed, bench/NOTES.md "Many rulesets"): schemas of many rulesets that name the same
+ * properties then read one array per list, which stays in the CPU caches, instead of one array
+ * each to fetch from memory when traffic spreads over thousands of rulesets. Bounded: past
+ * `SHARED_LISTS_MAX` distinct lists, new ones are simply not shared.
+ */
+const sharedLists = new Map<string, readonly (string | number)[]>();
+const SHARED_LISTS_MAX = 20_000;
+
+function shared<T extends string | number>(list: readonly T[]): readonly T[] {
+  if (list.length === 0) return list;
+  const key = JSON.stringify(list);
+  const found = sharedLists.get(key);
+  if (found !== undefined) return found as readonly T[];
+  const frozen = Object.freeze([...list]);
+  if (sharedLists.size < SHARED_LISTS_MAX) sharedLists.set(key, frozen);
+  return frozen;
+}
+
+/**
  * A validator for `schema`, or null when it is outside the subset (see the module comment).
  * Never throws.
  */
@@ -301,6 +321,10 @@ function node(schema: JsonValue): SchemaNode | null {
     }
   }
   if (n.required.length > 0) n.requiredSlots = n.required.map((name) => n.propNames.indexOf(name));
+  n.required = shared(n.required);
+  n.requiredSlots = shared(n.requiredSlots);
+  n.propNames = shared(n.propNames);
+  if (n.allPropList !== null) n.allPropList = shared(n.allPropList);
   const present = (group: ReadonlySet<string>): boolean => Object.keys(schema).some((k) => group.has(k));
   if (present(NUMBER_GROUP)) n.groups |= T_NUMBER;
   if (present(STRING_GROUP)) n.groups |= T_STRING;
