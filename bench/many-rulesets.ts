@@ -13,8 +13,12 @@
  *
  *   node --import tsx bench/many-rulesets.ts      (after building dist/)
  *   BENCH_MANY_DIR=<dir>: use (or write once) the rules dir there; BENCH_MANY_PAIRS (default 7);
- *   BENCH_MANY_ONLY=hot|spread: time one contender only (to profile it).
+ *   BENCH_MANY_ONLY=hot|spread: time one contender only (to profile it);
+ *   BENCH_MANY_OPS=<n> (with BENCH_MANY_ONLY): n operations of warm-up (BENCH_MANY_WARMUP), then n more, untimed, then
+ *   exit; with BENCH_MANY_CALLGRIND=1 under `valgrind --tool=callgrind --instr-atstart=no
+ *   --cache-sim=yes` only the second n are counted (bench/NOTES.md "Many rulesets", method).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +89,22 @@ async function main(): Promise<void> {
       return service.execute(ctx, names[pick]!, body.input, false).duration_us >= 0 ? 1 : 0;
     };
     const only = process.env['BENCH_MANY_ONLY']; // one contender (for a profile)
+    const ops = process.env['BENCH_MANY_OPS'];
+    if (ops !== undefined && only !== undefined) {
+      const fn = op(only === 'hot' ? HOT : N);
+      let sum = 0;
+      // Warm-up, not counted under callgrind. NOTE: in `hot` each schema is promoted to ajv after
+      // 1,000 validations in a row (src/ruleset/input-schema.ts): warm up past 10,000 operations.
+      for (let i = envInt('BENCH_MANY_WARMUP', Number(ops)); i > 0; i--) sum += fn();
+      const instrument = (on: boolean) => {
+        if (process.env['BENCH_MANY_CALLGRIND'] === '1') execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)]);
+      };
+      instrument(true);
+      for (let i = Number(ops); i > 0; i--) sum += fn();
+      instrument(false);
+      console.log(`${only}: ${sum} operations`);
+      return;
+    }
     const contenders = Object.fromEntries(Object.entries({ hot: op(HOT), spread: op(N) }).filter(([name]) => only === undefined || name === only));
     const rounds: Record<string, Timing[]> = { hot: [], spread: [] };
     for (let i = 0; i < PAIRS; i++) for (const [name, fn] of Object.entries(contenders)) rounds[name]!.push(measureSync(fn, MEASURE));

@@ -137,6 +137,26 @@ class SchemaNode {
 }
 
 /**
+ * The name and slot lists of nodes, shared by content (frozen; the walker only reads them).
+ * NOTE (speed, bench/NOTES.md "Many rulesets"): schemas of many rulesets that name the same
+ * properties then read one array per list, which stays in the CPU caches, instead of one array
+ * each to fetch from memory when traffic spreads over thousands of rulesets. Bounded: past
+ * `SHARED_LISTS_MAX` distinct lists, new ones are simply not shared.
+ */
+const sharedLists = new Map<string, readonly (string | number)[]>();
+const SHARED_LISTS_MAX = 20_000;
+
+function shared<T extends string | number>(list: readonly T[]): readonly T[] {
+  if (list.length === 0) return list;
+  const key = JSON.stringify(list);
+  const found = sharedLists.get(key);
+  if (found !== undefined) return found as readonly T[];
+  const frozen = Object.freeze([...list]);
+  if (sharedLists.size < SHARED_LISTS_MAX) sharedLists.set(key, frozen);
+  return frozen;
+}
+
+/**
  * A validator for `schema`, or null when it is outside the subset (see the module comment).
  * Never throws.
  */
@@ -173,8 +193,28 @@ function isCount(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0;
 }
 
-/** The node of a (sub)schema, or null when it is outside the subset. */
+/**
+ * Leaf nodes (no subschemas) shared by their schema's JSON text; only short texts are kept, up
+ * to `SHARED_NODES_MAX` of them. NOTE (speed, bench/NOTES.md "Many rulesets"): like the shared
+ * lists, a field schema that many rulesets write alike is then one node in the CPU caches.
+ */
+const sharedNodes = new Map<string, SchemaNode>();
+const SHARED_NODES_MAX = 20_000;
+const SHARED_NODE_TEXT_MAX = 512;
+
+/** The node of a (sub)schema, or null when it is outside the subset. Leaf nodes may be shared: never mutate a returned node. */
 function node(schema: JsonValue): SchemaNode | null {
+  if (!isObject(schema) || 'properties' in schema || 'items' in schema || 'additionalProperties' in schema) return buildNode(schema);
+  const text = JSON.stringify(schema);
+  if (text.length > SHARED_NODE_TEXT_MAX) return buildNode(schema);
+  const found = sharedNodes.get(text);
+  if (found !== undefined) return found;
+  const n = buildNode(schema);
+  if (n !== null && sharedNodes.size < SHARED_NODES_MAX) sharedNodes.set(text, n);
+  return n;
+}
+
+function buildNode(schema: JsonValue): SchemaNode | null {
   const n = new SchemaNode();
   if (typeof schema === 'boolean') {
     n.bool = schema ? 1 : 0;
@@ -301,6 +341,10 @@ function node(schema: JsonValue): SchemaNode | null {
     }
   }
   if (n.required.length > 0) n.requiredSlots = n.required.map((name) => n.propNames.indexOf(name));
+  n.required = shared(n.required);
+  n.requiredSlots = shared(n.requiredSlots);
+  n.propNames = shared(n.propNames);
+  if (n.allPropList !== null) n.allPropList = shared(n.allPropList);
   const present = (group: ReadonlySet<string>): boolean => Object.keys(schema).some((k) => group.has(k));
   if (present(NUMBER_GROUP)) n.groups |= T_NUMBER;
   if (present(STRING_GROUP)) n.groups |= T_STRING;

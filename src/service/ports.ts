@@ -8,6 +8,11 @@ import type { CompiledRuleset } from '../ruleset/compile.js';
 export interface ServiceMetrics {
   /** `tenant`: the ruleset's tenant (a `tenant` label in multi-tenancy mode; default `default`). */
   recordExecution(ruleset: string, seconds: number, ok: boolean, code?: string, tenant?: string): void;
+  /**
+   * The recorder of one ruleset's executions (what `recordExecution` looks up by name each
+   * time), for callers that hold it with the ruleset. Absent: they call `recordExecution`.
+   */
+  ruleset?(ruleset: string, tenant?: string): ExecutionRecorder;
   recordEval(seconds: number, ok: boolean): void;
   observeCompilation(ruleset: string, seconds: number, tenant?: string): void;
   activeInc(): void;
@@ -16,6 +21,14 @@ export interface ServiceMetrics {
   forgetRuleset(ruleset: string, tenant?: string): void;
   /** One candidate run of a shadow (EXTENSIONS.md 4): `svc_shadow_executions_total{ruleset, agreement}`. */
   recordShadow?(ruleset: string, agreement: 'agree' | 'disagree' | 'error', tenant?: string): void;
+}
+
+/** Records the executions of one ruleset (observe/metrics.ts `RulesetMetrics`). */
+export interface ExecutionRecorder {
+  /** The metrics it records into (a record may meet several in tests): checked before reuse. */
+  readonly owner: unknown;
+  /** One execution: seconds, outcome and (on success) its terminal code. */
+  record(seconds: number, ok: boolean, code?: string): void;
 }
 
 /** Audit events (implemented by observe/audit.ts). */

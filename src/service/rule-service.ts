@@ -767,7 +767,7 @@ export class RuleService implements RuleServiceApi {
       throw toServiceError(err);
     }
     this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000, tenant);
-    const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled };
+    const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled, runState: undefined };
     return signature ? { ...record, signature } : record;
   }
 

@@ -23,6 +23,12 @@ export interface RuleRecord {
    * the server restarts with signatures required.
    */
   readonly signature?: SignatureBlock;
+  /**
+   * The service's execution state of this record (its metrics handle), set on its first
+   * execution so that executions do not look it up by name (bench/NOTES.md "Many rulesets").
+   * Opaque to the store: never written to disk, compared or synchronized.
+   */
+  runState?: unknown;
 }
 
 /** Who caused a change: an API call, a broker sync event, the file watcher, or the start-up load. */
