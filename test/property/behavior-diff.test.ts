@@ -138,7 +138,11 @@ function checkCase(seed: number, stats: Stats, c: ReturnType<typeof generateCase
   const fail = (why: string): string => `${why}\n${describe(seed, m.kind, m.note, c.doc, m.doc, answer)}`;
 
   if (answer.equivalent !== (answer.regions.length === 0 && !answer.truncated)) return fail('equivalent disagrees with regions/truncated');
-  if (m.kind === 'rename' && !c.usesVariables && !answer.equivalent) return fail('renamed steps should be equivalent');
+  // A renamed copy decides alike, so an exact answer has no region. An approximate one (`now()`,
+  // opaque conditions) may keep a pair the simplifier could not prove empty: its regions are then
+  // supersets, as documented, and the witness and row checks below still hold them to the truth.
+  // (BEHAVIOR_PROPERTY_CASE=1419791350 is such a case: the same conditions in another order.)
+  if (m.kind === 'rename' && !c.usesVariables && sure && !answer.equivalent) return fail('renamed steps should be equivalent');
   for (const r of answer.regions) {
     if (r.witness === null) continue;
     stats.witnesses++;

@@ -90,11 +90,14 @@ test('rows with NULLs: tree and mingo exact; SQL selects what the NULL semantics
 function assertFeatures(stats: Stats): void {
   const share = (n: number, min: number, what: string): void =>
     assert.ok(n >= stats.cases * min, `${what}: ${n} of ${stats.cases} cases (want >= ${min * 100}%)`);
-  share(stats.routingTables, 0.1, 'routing tables');
-  share(stats.firstTables, 0.04, 'first set tables');
-  share(stats.collectTables, 0.01, 'collect set tables');
-  share(stats.data, 0.15, 'reference data');
-  share(stats.dates, 0.15, 'dates');
+  // NOTE: each minimum is about half the share the generator gives, so that a seed's binomial
+  // spread never fails the run (a minimum 1.8 standard deviations under the mean failed one seed
+  // in thirty: FILTER_PROPERTY_SEED=141852212 gave 54 first-set tables of 1500 against 60).
+  share(stats.routingTables, 0.05, 'routing tables');
+  share(stats.firstTables, 0.02, 'first set tables');
+  share(stats.collectTables, 0.005, 'collect set tables');
+  share(stats.data, 0.08, 'reference data');
+  share(stats.dates, 0.08, 'dates');
   assert.ok(stats.tableExact >= stats.tableCases * 0.8, `most table cases should be exact (${stats.tableExact} of ${stats.tableCases})`);
   assert.ok(stats.dateInexpressible <= stats.cases * 0.03, `few cases may be inexpressible for a date of a column (${stats.dateInexpressible})`);
 }
