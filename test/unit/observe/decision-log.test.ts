@@ -165,6 +165,47 @@ test('push never waits: with the queue full, a record is dropped and counted as 
   await log.close();
 });
 
+test('one drain writes what was queued before it; records queued during its write wait for the next scheduled drain', async () => {
+  const d = dir();
+  const drains: (() => void)[] = [];
+  const log = new DecisionLog({ dir: d, schedule: (fn) => void drains.push(fn) });
+  for (const id of ['1', '2', '3']) log.push(entry({ id }));
+  assert.equal(drains.length, 1, 'one drain scheduled for the three');
+  drains[0]!();
+  log.push(entry({ id: '4' }));
+  await until(() => log.written === 3);
+  assert.equal(log.pending, 1, 'the record queued during the write is not written by that drain');
+  assert.equal(drains.length, 2, 'a second drain is scheduled for it');
+  drains[1]!();
+  await until(() => log.written === 4);
+  assert.deepEqual(
+    lines(join(d, decisionFileName(DAY1))).map((r) => r['decision_id']),
+    ['1', '2', '3', '4'],
+  );
+  await log.close();
+});
+
+test('with the default schedule, queued records reach the file on their own (a timer drains them)', async () => {
+  const d = dir();
+  const log = new DecisionLog({ dir: d });
+  for (const id of ['a', 'b']) log.push(entry({ id }));
+  await until(() => log.written === 2);
+  assert.deepEqual(
+    lines(join(d, decisionFileName(DAY1))).map((r) => r['decision_id']),
+    ['a', 'b'],
+  );
+  await log.close();
+});
+
+/** Polls `pred` every 2 ms until it holds (fails after 5 s). */
+async function until(pred: () => boolean): Promise<void> {
+  const end = Date.now() + 5000;
+  while (!pred()) {
+    if (Date.now() > end) assert.fail('condition not reached within 5 s');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 test('a dir that cannot exist (under a regular file) drops and counts by reason, and logs once', async () => {
   const d = dir();
   writeFileSync(join(d, 'file.txt'), 'x');
