@@ -41,6 +41,12 @@ export interface ExecutionStats {
 export interface ExecuteOptions {
   /** Include the trace (and measure each step). Default false. */
   trace?: boolean;
+  /**
+   * With `trace`: record the visited path only, without a clock read or an entry per step (the
+   * result's `trace.steps` is empty). For callers that keep the path and not the timings
+   * (decision records).
+   */
+  pathOnly?: boolean;
   /** Milliseconds, fractional, monotonic (like `performance.now`). */
   clock: () => number;
   /** Timeout in ms used when the ruleset has no `timeout_ms`; 0 disables. */
@@ -149,7 +155,7 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
 function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOptions, start: number, timeoutMs: number, maxSteps: number): ExecutionResult {
   const clock = options.clock;
   const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
-  const trace: TraceSink = { ids: [], steps: [], prefix: '', last: start };
+  const trace: TraceSink = { ids: [], steps: options.pathOnly === true ? null : [], prefix: '', last: start };
   let node = plan.entry;
   let head = node;
   let visited = 1;
@@ -174,29 +180,33 @@ function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOpti
         break;
       } else if (kind === CALL) {
         // The call's own entry comes first, then the callee's steps as `<callee>/<step>`.
-        const now = clock();
         trace.ids.push(head.id);
-        trace.steps.push({ id: head.id, name: head.name, duration_us: micros(now - trace.last) });
-        trace.last = now;
+        if (trace.steps !== null) {
+          const now = clock();
+          trace.steps.push({ id: head.id, name: head.name, duration_us: micros(now - trace.last) });
+          trace.last = now;
+        }
         node = callStep(node, input, vars as Vars, options, start, timeoutMs, maxSteps, visited, trace);
         visited = calls.visited;
         head = node;
         visited++;
         if (visited > maxSteps) throw stepLimit(maxSteps, node);
-        if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && trace.last - start >= timeoutMs) throw timedOut(timeoutMs, node, trace.last - start);
+        if ((visited & CHECK_MASK) === 0 && timeoutMs > 0) checkDeadline(trace, clock, start, timeoutMs, node);
         continue;
       } else {
         throw noMatch(node, kind);
       }
-      const now = clock();
       trace.ids.push(head.id);
-      trace.steps.push(traceEntry(head, head.id, micros(now - trace.last), lastBranch));
-      trace.last = now;
+      if (trace.steps !== null) {
+        const now = clock();
+        trace.steps.push(traceEntry(head, head.id, micros(now - trace.last), lastBranch));
+        trace.last = now;
+      }
       head = node;
       visited++;
       if (visited > maxSteps) throw stepLimit(maxSteps, node);
       // The last read is recent enough: tracing adds no extra read for the timeout check.
-      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0 && trace.last - start >= timeoutMs) throw timedOut(timeoutMs, node, trace.last - start);
+      if ((visited & CHECK_MASK) === 0 && timeoutMs > 0) checkDeadline(trace, clock, start, timeoutMs, node);
     }
     output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
   } catch (err) {
@@ -209,20 +219,33 @@ function executeTraced(plan: ExecutionPlan, input: unknown, options: ExecuteOpti
   if (options.stats !== undefined) options.stats.steps = visited;
   const end = clock();
   trace.ids.push(node.id);
-  trace.steps.push({ id: node.id, name: node.name, duration_us: micros(end - trace.last) });
+  if (trace.steps !== null) trace.steps.push({ id: node.id, name: node.name, duration_us: micros(end - trace.last) });
   return {
     code: node.code,
     message: node.message,
     output: output as Record<string, JsonValue>,
     duration_us: micros(end - start),
-    trace: { path: trace.ids.join(' -> '), steps: trace.steps },
+    trace: { path: trace.ids.join(' -> '), steps: trace.steps ?? (NO_STEPS as TraceStep[]) },
   };
+}
+
+/** The steps of a path-only trace. */
+const NO_STEPS: readonly TraceStep[] = Object.freeze([]);
+
+/**
+ * The timeout check of a traced walk (every 16 steps): the last step's clock reading, or with
+ * a path-only trace (no reading per step) a fresh one.
+ */
+function checkDeadline(trace: TraceSink, clock: () => number, start: number, timeoutMs: number, node: PlanNode): void {
+  const now = trace.steps === null ? clock() : trace.last;
+  if (now - start >= timeoutMs) throw timedOut(timeoutMs, node, now - start);
 }
 
 /** Where a traced walk writes its steps (a callee's walk writes into its caller's, ids prefixed). */
 interface TraceSink {
   readonly ids: string[];
-  readonly steps: TraceStep[];
+  /** Null: a path-only trace (no timings). */
+  readonly steps: TraceStep[] | null;
   /** Prepended to step ids: '' for the executed ruleset, `<callee>/` inside a call. */
   readonly prefix: string;
   /** Clock reading at the end of the last step written. */
@@ -367,10 +390,12 @@ function walkCallee(
         break;
       } else if (kind === CALL) {
         if (trace !== null) {
-          const now = clock();
           trace.ids.push(trace.prefix + head.id);
-          trace.steps.push({ id: trace.prefix + head.id, name: head.name, duration_us: micros(now - trace.last) });
-          trace.last = now;
+          if (trace.steps !== null) {
+            const now = clock();
+            trace.steps.push({ id: trace.prefix + head.id, name: head.name, duration_us: micros(now - trace.last) });
+            trace.last = now;
+          }
         }
         node = callStep(node, input, vars as Vars, options, start, timeoutMs, maxSteps, visited, trace);
         visited = calls.visited;
@@ -386,10 +411,12 @@ function walkCallee(
         throw noMatch(node, kind);
       }
       if (trace !== null) {
-        const now = clock();
         trace.ids.push(trace.prefix + head.id);
-        trace.steps.push(traceEntry(head, trace.prefix + head.id, micros(now - trace.last), lastBranch));
-        trace.last = now;
+        if (trace.steps !== null) {
+          const now = clock();
+          trace.steps.push(traceEntry(head, trace.prefix + head.id, micros(now - trace.last), lastBranch));
+          trace.last = now;
+        }
       }
       head = node;
       visited++;
@@ -410,11 +437,13 @@ function walkCallee(
     throw new CalleeFailure(cause, visited, e.stepId === undefined ? undefined : `${name}/${e.stepId}`);
   }
   if (trace !== null) {
-    const now = clock();
     trace.ids.push(trace.prefix + node.id);
-    trace.steps.push({ id: trace.prefix + node.id, name: node.name, duration_us: micros(now - trace.last) });
-    trace.last = now;
-    outer!.last = now;
+    if (trace.steps !== null) {
+      const now = clock();
+      trace.steps.push({ id: trace.prefix + node.id, name: node.name, duration_us: micros(now - trace.last) });
+      trace.last = now;
+      outer!.last = now;
+    }
   }
   calls.visited = visited;
   return { code: node.code, message: node.message, output };

@@ -66,6 +66,8 @@ interface TracedExecution {
 export class ExecutionRunner {
   private readonly execPlain: ExecuteOptions;
   private readonly execTraced: ExecuteOptions;
+  /** Traced for the path only (decision records of executions that did not ask for a trace). */
+  private readonly execPath: ExecuteOptions;
   /** The execution clock (`deps.clock`); batches reuse one reading per item boundary. */
   private readonly clock: ReusableClock;
   /** Null when tracing is off: `run` then checks this one field and nothing else. */
@@ -99,6 +101,7 @@ export class ExecutionRunner {
       log,
     });
     this.execTraced = Object.freeze({ ...this.execPlain, trace: true });
+    this.execPath = Object.freeze({ ...this.execTraced, pathOnly: true });
     if (deps.tracer) {
       const stats: ExecutionStats = { steps: 0 };
       this.traced = Object.freeze({
@@ -121,13 +124,14 @@ export class ExecutionRunner {
   }
 
   /**
-   * A recorded execution: it runs traced, for the visited path of its record; the answer keeps
-   * the trace only when the request asked for it.
+   * A recorded execution: it runs traced, for the visited path of its record (the path alone,
+   * without step timings, when the request did not ask for the trace); the answer keeps the
+   * trace only when the request asked for it.
    */
   private runRecorded(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean, decisions: DecisionRecorder): ExecutionResult {
     let result: ExecutionResult;
     try {
-      result = this.runOnce(ctx, rec, input, true);
+      result = this.runOnce(ctx, rec, input, true, !trace);
     } catch (err) {
       decisions.failed(ctx, rec, input, err);
       throw err;
@@ -136,8 +140,11 @@ export class ExecutionRunner {
     return trace ? result : { code: result.code, message: result.message, output: result.output, duration_us: result.duration_us };
   }
 
-  /** One execution, not recorded: metrics, sampled audit and (tracing on) the span. */
-  private runOnce(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean): ExecutionResult {
+  /**
+   * One execution, not recorded: metrics, sampled audit and (tracing on) the span. `pathOnly`:
+   * with `trace`, the trace's path without step timings.
+   */
+  private runOnce(ctx: CallContext, rec: RuleRecord, input: unknown, trace: boolean, pathOnly = false): ExecutionResult {
     // Input schema (EXTENSIONS.md 2): the input is validated first, only when the ruleset has one.
     if (rec.compiled.inputSchema !== null) checkInput(rec.compiled.inputSchema, input);
     // Reference data (./data-service.ts): only rulesets that read `@name` (or call others) get the tenant's snapshot.
@@ -147,7 +154,7 @@ export class ExecutionRunner {
     metrics.activeInc();
     let result: ExecutionResult;
     try {
-      result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? this.execTraced : this.execPlain));
+      result = executeRuleset(rec.compiled, input, this.optionsFor(rec, trace ? (pathOnly ? this.execPath : this.execTraced) : this.execPlain));
     } catch (err) {
       metrics.activeDec();
       const us = failedAfterUs(err);

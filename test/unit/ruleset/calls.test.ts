@@ -92,6 +92,10 @@ test('the trace lists the call step, then the callee steps as <callee>/<step>, n
     r.trace!.path.split(' -> '),
   );
   assert.equal(r.trace!.steps[2]!.name, 'size');
+  // A path-only trace (decision records) has the same path through the nested calls, no steps.
+  const pathOnly = execute(all.get('outer')!, { amount: 5 }, options(all, { trace: true, pathOnly: true }));
+  assert.equal(pathOnly.trace!.path, r.trace!.path);
+  assert.deepEqual(pathOnly.trace!.steps, []);
   // The untraced walk gives the same answer.
   const plain = execute(all.get('outer')!, { amount: 5 }, options(all));
   const { trace: _trace, ...traced } = r;

@@ -25,7 +25,8 @@
  * The clock is fake: it advances 1 ms per read, so durations are exact.
  * Each ruleset is compiled once per file and reused by its cases (as the service does).
  * Every case also runs with the trace switch flipped (the traced walk is a separate loop) and
- * must give the same code, message and output, or the same error.
+ * must give the same code, message and output, or the same error; and with a path-only trace,
+ * which must also give the full trace's path.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -112,9 +113,35 @@ for (const file of files) {
         const first = runCase(ruleset, c);
         const flipped = runCase(ruleset, { ...c, trace: !(c.trace ?? false) }, true);
         assert.deepEqual(flipped, first, 'same outcome with the trace switch flipped');
+        // A path-only trace (decision records): the same outcome and the full trace's path.
+        const full = tracedRun(ruleset, c, false);
+        const pathOnly = tracedRun(ruleset, c, true);
+        assert.deepEqual(pathOnly.outcome, first, 'same outcome with a path-only trace');
+        assert.equal(pathOnly.path, full.path, "a path-only trace has the full trace's path");
+        if (pathOnly.path !== undefined) assert.equal(pathOnly.steps, 0, 'a path-only trace has no steps');
       });
     }
   });
+}
+
+/** A traced run of a case (`pathOnly`: the path alone): its outcome as `runCase` gives it, the path and the number of trace steps. */
+function tracedRun(ruleset: CompiledRuleset, c: Case, pathOnly: boolean): { outcome: unknown; path: string | undefined; steps: number } {
+  let now = 0;
+  const logs: unknown[] = [];
+  const options: ExecuteOptions = {
+    trace: true,
+    pathOnly,
+    clock: () => ++now,
+    timeoutMs: c.timeout_ms ?? 5000,
+    maxSteps: c.max_steps ?? 10000,
+    log: (level, message, fields) => logs.push([level, message, fields]),
+  };
+  try {
+    const r = execute(ruleset, c.input, options);
+    return { outcome: { code: r.code, message: r.message, output: r.output, logs }, path: r.trace?.path, steps: r.trace?.steps.length ?? -1 };
+  } catch (err) {
+    return { outcome: { error: err instanceof ExecutionError ? [err.code, err.message] : String(err), logs }, path: undefined, steps: -1 };
+  }
 }
 
 /** Runs a case and checks it (unless `outcomeOnly`); returns what must not depend on tracing. */

@@ -1,7 +1,8 @@
 /**
  * Clock use of `execute` (SPEC "Limits", DECISIONS.md 3): duration from two reads; no read per
  * step without trace; the timeout checked every 16 visited steps (16, 32, ...); one read per
- * step with trace, and the trace timings come from the clock. All with fake clocks.
+ * step with trace, and the trace timings come from the clock; a path-only trace reads it as an
+ * untraced walk does. All with fake clocks.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -143,6 +144,28 @@ test('with trace the timeout uses the per-step reads', () => {
   // Reads: start=1, after s1=2, ..., after s15=16. At step 16: 16 - 1 = 15 >= 15.
   timeoutAt(() => execute(chain(40), {}, opts(c.clock, { trace: true, timeoutMs: 15 })), 's16', 15);
   assert.equal(c.reads(), 16);
+});
+
+test('a path-only trace reads the clock as an untraced walk does and keeps the path without steps', () => {
+  for (const [n, reads] of [
+    [1, 2],
+    [15, 2],
+    [16, 3],
+    [40, 4],
+  ] as const) {
+    const c = ticking();
+    const r = execute(chain(n), {}, opts(c.clock, { trace: true, pathOnly: true }));
+    assert.equal(c.reads(), reads, `${n} steps`);
+    assert.equal(r.trace!.path, Array.from({ length: n }, (_, i) => `s${i + 1}`).join(' -> '));
+    assert.deepEqual(r.trace!.steps, []);
+  }
+});
+
+test('a path-only trace still times out at the checks (16, 32, ...)', () => {
+  const c = scripted(0, 1000);
+  timeoutAt(() => execute(chain(40), {}, opts(c.clock, { trace: true, pathOnly: true, timeoutMs: 50 })), 's16', 50);
+  const t = ticking();
+  timeoutAt(() => execute(chain(40), {}, opts(t.clock, { trace: true, pathOnly: true, timeoutMs: 2 })), 's32', 2);
 });
 
 test('a clock that goes backwards gives 0, not a negative duration', () => {

@@ -87,6 +87,11 @@ test('a recorded execution asked for its trace answers it; ids count up', async 
   service.execute(ctx, 'age', { user: { age: 1 } }, false);
   const traced = service.execute(ctx, 'age', { user: { age: 1 } }, true);
   assert.equal(traced.trace?.path, 'check -> minor');
+  assert.deepEqual(
+    traced.trace?.steps.map((st) => st.id),
+    ['check', 'minor'],
+    'the asked-for trace keeps its steps (not the path-only trace of a record)',
+  );
   assert.equal(service.decisionId?.(), 'px-1');
   assert.deepEqual(
     entries.map((e) => [e.id, e.path]),
