@@ -111,8 +111,34 @@ export class InputSchema {
   check(input: unknown): InputProblem[] {
     if (this.#walker) this.#count();
     const validate = this.#validate;
-    return validate(input) ? NONE : toProblems(validate.errors);
+    let ok: boolean;
+    try {
+      ok = validate(input) as boolean;
+    } catch {
+      return this.#afterThrow(input);
+    }
+    return ok ? NONE : toProblems(validate.errors);
   }
+
+  /**
+   * ajv's generated code threw on `input`: its `const`/`enum` comparison calls an input object's
+   * own `toString`/`valueOf` key. The subset walker, whose comparison does not throw, answers
+   * for a schema it can check; another schema reports the input as not checkable (a 400, never
+   * a crash).
+   */
+  #afterThrow(input: unknown): InputProblem[] {
+    const walker = (this.#safe ??= compileSubset(this.schema) ?? false);
+    if (walker !== false) {
+      try {
+        return walker(input) ? NONE : toProblems(walker.errors);
+      } catch {
+        // Not expected: fall through to the generic problem.
+      }
+    }
+    return UNCHECKABLE;
+  }
+
+  #safe: SchemaValidator | false | undefined = undefined;
 
   #count(): void {
     const now = ++walkerChecks;
@@ -130,11 +156,21 @@ export class InputSchema {
   /** The problems of the fields given in a partial input (a filter's `known_input`): absent fields are fine. */
   checkKnown(input: unknown): InputProblem[] {
     const validate = (this.#known ??= compileSchema(withoutPresence(this.schema) as JsonObject | boolean));
-    return validate(input) ? NONE : toProblems(validate.errors);
+    try {
+      return validate(input) ? NONE : toProblems(validate.errors);
+    } catch {
+      // ajv's code threw (see `#afterThrow`); the walker, when it is one, does not throw.
+      return UNCHECKABLE;
+    }
   }
 }
 
 const NONE: InputProblem[] = [];
+
+/** The problem of an input the schema's validator could not check (see `InputSchema.#afterThrow`). */
+const UNCHECKABLE: InputProblem[] = [
+  { path: '', message: 'could not be checked against the input schema (an object key named toString or valueOf compared by const or enum)' },
+];
 
 /**
  * The create-time checks of `config.input_schema` and `config.input_validation`. Reports

@@ -421,11 +421,41 @@ function codePoints(s: string): number {
   return len;
 }
 
+/** ajv's own `equal` (fast-deep-equal). */
+const ajvEqualFn: (a: unknown, b: unknown) => boolean = ajvEqual.default as unknown as (a: unknown, b: unknown) => boolean;
+
 /**
- * ajv's own `equal` (fast-deep-equal), so that `const`/`enum` compare exactly as ajv does, quirks
- * included (an input object with an own `toString` or `constructor` key).
+ * `const`/`enum` comparison: ajv's own `equal`, so that they compare exactly as ajv does, quirks
+ * included (an input object with an own `constructor` key); where ajv's would throw (an input
+ * object with an own `toString` or `valueOf` key that is not a function: it calls it), JSON
+ * equality instead (`jsonEqual`), so a hostile input gets a verdict, not a crash.
  */
-const equal: (a: unknown, b: unknown) => boolean = ajvEqual.default as unknown as (a: unknown, b: unknown) => boolean;
+function equal(a: unknown, b: unknown): boolean {
+  try {
+    return ajvEqualFn(a, b);
+  } catch {
+    return jsonEqual(a, b);
+  }
+}
+
+/** Equality of two JSON values: same type, same array items in order, same own keys with equal values. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
 
 function inEnum(data: unknown, values: readonly JsonValue[]): boolean {
   for (let i = 0; i < values.length; i++) {

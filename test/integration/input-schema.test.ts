@@ -46,6 +46,9 @@ before(async () => {
     gate('typed', { input_schema: SCHEMA }),
     gate('typed-off', { input_schema: SCHEMA, input_validation: 'off' }),
     gate('untyped', {}, 'user.age >= 18 && user.country in ["US", "CA"] && order.amount > 0'),
+    gate('tiered', {
+      input_schema: { type: 'object', properties: { user: { type: 'object', properties: { age: { type: 'integer' }, tier: { const: { level: 1 } } } } } },
+    }),
   ]) {
     const res = await http(server.url, 'POST', '/api/v1/rulesets', doc);
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -95,6 +98,17 @@ describe('input_schema over HTTP', () => {
     }
     const missing = await http(server.url, 'POST', '/api/v1/execute/typed', { input: {} });
     assert.deepEqual(missing.body.problems, [{ path: 'user', message: 'is required' }]);
+  });
+
+  it('execute: an input object with an own toString key against an object const is 400 INPUT_INVALID, not a crash', async () => {
+    for (const path of ['/api/v1/execute/tiered', '/api/v1/execute/tiered?via=fastify']) {
+      const res = await http(server.url, 'POST', path, { input: { user: { age: 30, tier: { toString: 1 } } } });
+      assert.equal(res.status, 400, `${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'INPUT_INVALID');
+      assert.deepEqual(res.body.problems, [{ path: 'user.tier', message: 'must be {"level":1}' }]);
+    }
+    const ok = await http(server.url, 'POST', '/api/v1/execute/tiered', { input: { user: { age: 30, tier: { level: 1 } } } });
+    assert.equal(ok.body.code, 'ADULT');
   });
 
   it('execute: input_validation off, or no schema, runs the input as before', async () => {

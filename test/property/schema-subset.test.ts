@@ -135,9 +135,14 @@ test('subset validator: same verdict and errors as ajv on generated schemas and 
       const compiled = newAjv().compile(s as object); // throws: the subset took a schema ajv refuses
       for (const data of inputs) {
         const at = `on ${JSON.stringify(data)} with ${JSON.stringify(s)}`;
-        // ajv's `equal` throws on an input object with an own non-function `toString`: the same throw.
+        // ajv's `equal` throws on an input object with an own non-function `toString`/`valueOf`;
+        // the walker then answers by JSON equality instead of throwing (a 400, not a 500).
         const expected = outcome(() => compiled(data));
         const actual = outcome(() => fast(data));
+        if (typeof expected === 'string' && expected.startsWith('throws TypeError')) {
+          assert.equal(typeof actual, 'boolean', `the walker answers where ajv throws ${at}`);
+          continue;
+        }
         assert.deepEqual(actual, expected, `verdict ${at}`);
         if (expected === true || expected === false) assert.deepEqual(strip(fast.errors), strip(compiled.errors), `errors ${at}`);
       }

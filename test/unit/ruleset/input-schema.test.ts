@@ -244,6 +244,43 @@ describe('InputSchema: the subset walker and its promotion to ajv', () => {
   });
 });
 
+describe('InputSchema: hostile keys against an object const or enum', () => {
+  // ajv's comparison (fast-deep-equal) calls an input object's own `toString`/`valueOf`: with a
+  // number there it throws a TypeError, which must not become a 500.
+  const CONST: Obj = {
+    type: 'object',
+    properties: { user: { type: 'object', properties: { tier: { const: { level: 1 } }, kind: { enum: [{ k: 'a' }, 'plain'] } } } },
+  };
+  const HOSTILE = { user: { tier: { toString: 1 }, kind: { valueOf: 2 } } };
+  const PROBLEMS = [
+    { path: 'user.tier', message: 'must be {"level":1}' },
+    { path: 'user.kind', message: 'must be one of [{"k":"a"},"plain"]' },
+  ];
+
+  it('the walker answers problems, not an exception', () => {
+    const schema = compileRuleset(rules('user.tier != null', CONST)).inputSchema!;
+    assert.equal(schema.engine, 'walker');
+    assert.deepEqual(schema.check(HOSTILE), PROBLEMS);
+    assert.deepEqual(schema.check({ user: { tier: { level: 1 }, kind: { k: 'a' } } }), []);
+  });
+
+  it('after promotion to ajv, the walker answers for the input ajv throws on', () => {
+    const schema = compileRuleset(rules('user.tier != null', CONST)).inputSchema!;
+    for (let i = 0; i < 1001; i++) schema.check({ user: { tier: { level: 1 } } });
+    assert.equal(schema.engine, 'ajv');
+    assert.deepEqual(schema.check(HOSTILE), PROBLEMS);
+  });
+
+  it("a schema only ajv checks reports the input as not checkable; a filter's known input too", () => {
+    const schema = compileRuleset(rules('user.tier != null', { ...CONST, $defs: { unused: { type: 'string' } } })).inputSchema!;
+    assert.equal(schema.engine, 'ajv');
+    const problems = schema.check(HOSTILE);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!.message, /could not be checked against the input schema/);
+    assert.ok(schema.checkKnown(HOSTILE).length > 0, 'known_input: problems, not an exception');
+  });
+});
+
 describe('the schema answer and inference', () => {
   it('with a schema: the schema as written, inferred false', () => {
     const answer = inputSchemaAnswer(compileRuleset(rules('user.age > 1')));
