@@ -169,7 +169,7 @@ const NONE: InputProblem[] = [];
 
 /** The problem of an input the schema's validator could not check (see `InputSchema.#afterThrow`). */
 const UNCHECKABLE: InputProblem[] = [
-  { path: '', message: 'could not be checked against the input schema (an object key named toString or valueOf compared by const or enum)' },
+  { path: '', message: 'could not be checked against the input schema (an object key named toString or valueOf compared by const, enum or uniqueItems)' },
 ];
 
 /**
