@@ -243,6 +243,7 @@ describe('HTTP authentication: the route table × every role', () => {
     const get = await call(server.url, 'GET', `${API}/rulesets`, undefined, { origin: 'http://console.example', ...bearer(keys.keys['viewer']!) });
     assert.equal(get.status, 200, get.text);
     assert.equal(get.headers['access-control-allow-origin'], '*');
+    assert.equal(get.headers['access-control-expose-headers'], 'X-Svc-Decision-Id, Retry-After, ETag', "svc's answer headers are readable by a page");
   });
 
   it('the execution routes really run for an allowed role, on both request paths', async () => {

@@ -25,10 +25,13 @@ export function registerDrainHooks(app: FastifyInstance, drain: Drain): void {
   });
 }
 
+/** The answer headers of svc a browser script may read across origins (`Access-Control-Expose-Headers`). */
+export const EXPOSED_HEADERS = 'X-Svc-Decision-Id, Retry-After, ETag';
+
 /** Debug mode (`--debug-mode`): CORS headers on every answer, and preflight requests answered 204. */
 export function registerDebugCors(app: FastifyInstance): void {
   app.addHook('onRequest', (req, reply, done) => {
-    void reply.header('access-control-allow-origin', '*');
+    void reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS);
     if (req.method === 'OPTIONS') {
       void reply
         .header('access-control-allow-methods', 'GET, POST, PUT, DELETE, OPTIONS')
