@@ -14,7 +14,7 @@
  *   ignores grpc-status, so svc's own counters check that every call succeeded.
  *
  *   node --import tsx bench/grpc.ts                  (from the repo root; build dist/ first)
- *   BENCH_GRPC_CLIENTS=4 BENCH_GRPC_INFLIGHT=16 BENCH_GRPC_SECONDS=3 BENCH_GRPC_ROUNDS=3
+ *   BENCH_GRPC_CLIENTS=4 BENCH_GRPC_INFLIGHT=16 BENCH_GRPC_SECONDS=3 BENCH_GRPC_ROUNDS=6 BENCH_GRPC_INSTANCES=3
  *   BENCH_GRPC_DRIVERS=grpc-js,h2load
  *
  * The svc server runs with its defaults (metrics on, audit sampling 10%, stdout discarded).
@@ -53,7 +53,9 @@ const LOAD = {
   clients: envInt('BENCH_GRPC_CLIENTS', 4),
   inflight: envInt('BENCH_GRPC_INFLIGHT', 16),
   seconds: envInt('BENCH_GRPC_SECONDS', 3),
-  rounds: envInt('BENCH_GRPC_ROUNDS', 3),
+  rounds: envInt('BENCH_GRPC_ROUNDS', 6),
+  /** Fresh pairs of servers the rounds are spread over (fresh processes of one build differ, bench/NOTES.md). */
+  instances: envInt('BENCH_GRPC_INSTANCES', 3),
   maxCalls: envInt('BENCH_GRPC_MAX_CALLS', 2_000_000),
   warmupSeconds: 1,
   drivers: (process.env['BENCH_GRPC_DRIVERS'] ?? 'grpc-js,h2load').split(',').filter((d) => d === 'grpc-js' || (d === 'h2load' && onPath('h2load'))),
@@ -242,49 +244,56 @@ async function svcErrorCount(url: string): Promise<number> {
 async function main(): Promise<void> {
   if (!existsSync(SERVER_BIN)) throw new Error(`${SERVER_BIN} is missing: build first (npx tsc -p tsconfig.json)`);
   console.log(
-    `grpc bench: Execute, ${LOAD.clients} connections x ${LOAD.inflight} in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server (alternating), drivers: ${LOAD.drivers.join(', ')}`,
+    `grpc bench: Execute, ${LOAD.clients} connections x ${LOAD.inflight} in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server over ${LOAD.instances} fresh pairs (alternating), drivers: ${LOAD.drivers.join(', ')}`,
   );
-  const svc = await startSvc();
-  const bare = await startBare();
   const dataFile = requestFile();
   type DriverResult = { bare: Round[]; svc: Round[]; calls_per_sec: Medians; calls_per_cpu_sec: Medians };
   const results: Record<string, DriverResult> = {};
+  const rounds: Record<string, { bare: Round[]; svc: Round[] }> = {};
+  for (const driver of LOAD.drivers) rounds[driver] = { bare: [], svc: [] };
+  const perInstance = Math.max(1, Math.ceil(LOAD.rounds / LOAD.instances));
   try {
-    const errorsBefore = await svcErrorCount(svc.url!);
-    for (const driver of LOAD.drivers) {
-      const run = async (target: Child, seconds: number): Promise<Round> => {
-        const cpu0 = cpuSeconds(target.child.pid!);
-        const r = driver === 'h2load' ? driveH2load(target.address, seconds, dataFile) : await drive(target.address, seconds);
-        const cpu = cpuSeconds(target.child.pid!) - cpu0;
-        return { ...r, serverCpuSeconds: round(cpu, 2), callsPerCpuSec: cpu > 0 ? Math.round(r.calls / cpu) : null };
-      };
-      const rounds: { bare: Round[]; svc: Round[] } = { bare: [], svc: [] };
-      await run(bare, LOAD.warmupSeconds);
-      await run(svc, LOAD.warmupSeconds);
-      for (let r = 0; r < LOAD.rounds; r++) {
-        for (const [name, target] of [
-          ['bare', bare],
-          ['svc', svc],
-        ] as const) {
-          const x = await run(target, LOAD.seconds);
-          rounds[name].push(x);
-          console.log(
-            `  ${driver.padEnd(8)} round ${r + 1} ${name.padEnd(4)} ${String(x.callsPerSec).padStart(7)} calls/s ${String(x.callsPerCpuSec ?? '-').padStart(7)} calls/cpu-s  (${x.calls} calls, ${x.errors} errors, ${x.seconds} s, server cpu ${x.serverCpuSeconds} s)`,
-          );
+    // NOTE (bench/NOTES.md "node:http floor"): fresh processes of one build differ by up to 15%
+    // in CPU per call, more than the effect measured: the rounds are spread over fresh pairs.
+    for (let inst = 0, first = 0; inst < LOAD.instances && first < LOAD.rounds; inst++, first += perInstance) {
+      const svc = await startSvc();
+      const bare = await startBare();
+      try {
+        const errorsBefore = await svcErrorCount(svc.url!);
+        for (const driver of LOAD.drivers) {
+          const run = async (target: Child, seconds: number): Promise<Round> => {
+            const cpu0 = cpuSeconds(target.child.pid!);
+            const r = driver === 'h2load' ? driveH2load(target.address, seconds, dataFile) : await drive(target.address, seconds);
+            const cpu = cpuSeconds(target.child.pid!) - cpu0;
+            return { ...r, serverCpuSeconds: round(cpu, 2), callsPerCpuSec: cpu > 0 ? Math.round(r.calls / cpu) : null };
+          };
+          await run(bare, LOAD.warmupSeconds);
+          await run(svc, LOAD.warmupSeconds);
+          for (let r = first; r < Math.min(LOAD.rounds, first + perInstance); r++) {
+            // NOTE: the order alternates each round so that neither server always runs first.
+            const order = r % 2 === 0 ? (['bare', 'svc'] as const) : (['svc', 'bare'] as const);
+            for (const name of order) {
+              const x = await run(name === 'bare' ? bare : svc, LOAD.seconds);
+              rounds[driver]![name].push(x);
+              console.log(
+                `  ${driver.padEnd(8)} round ${r + 1} (pair ${inst + 1}) ${name.padEnd(4)} ${String(x.callsPerSec).padStart(7)} calls/s ${String(x.callsPerCpuSec ?? '-').padStart(7)} calls/cpu-s  (${x.calls} calls, ${x.errors} errors, ${x.seconds} s, server cpu ${x.serverCpuSeconds} s)`,
+              );
+            }
+          }
         }
+        const failed = (await svcErrorCount(svc.url!)) - errorsBefore;
+        if (failed !== 0) throw new Error(`svc counted ${failed} failed executions during the bench`);
+      } finally {
+        svc.child.kill('SIGTERM');
+        bare.child.kill('SIGTERM');
       }
-      results[driver] = {
-        ...rounds,
-        calls_per_sec: medians(rounds, (x) => x.callsPerSec),
-        calls_per_cpu_sec: medians(rounds, (x) => x.callsPerCpuSec ?? Number.NaN),
-      };
     }
-    const failed = (await svcErrorCount(svc.url!)) - errorsBefore;
-    if (failed !== 0) throw new Error(`svc counted ${failed} failed executions during the bench`);
   } finally {
-    svc.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
     rmSync(dataFile, { force: true });
+  }
+  for (const driver of LOAD.drivers) {
+    const r = rounds[driver]!;
+    results[driver] = { ...r, calls_per_sec: medians(r, (x) => x.callsPerSec), calls_per_cpu_sec: medians(r, (x) => x.callsPerCpuSec ?? Number.NaN) };
   }
   console.log(`${'driver'.padEnd(9)}${'measure'.padEnd(14)}${'bare'.padStart(9)}${'svc'.padStart(9)}${'svc/bare'.padStart(10)}`);
   for (const [driver, r] of Object.entries(results)) {
@@ -310,11 +319,16 @@ async function main(): Promise<void> {
       driver === 'h2load'
         ? 'h2load saturates the server: the meaningful ratio'
         : 'the in-process grpc-js client is the bottleneck on 2 cores: ratio near 1 whatever the server does';
-    summary.push(
-      throughputRow(`gRPC Execute calls/s (${driver} driver)`, 'calls/s', r.calls_per_sec.svc, r.calls_per_sec.bare, 'bare grpc-js', callsTarget(driver), note),
-    );
-    summary.push(
-      throughputRow(
+    // The ratios are the paired ones (median of per-round ratios), not the ratio of the medians.
+    const target = callsTarget(driver);
+    summary.push({
+      ...throughputRow(`gRPC Execute calls/s (${driver} driver)`, 'calls/s', r.calls_per_sec.svc, r.calls_per_sec.bare, 'bare grpc-js', target),
+      ratio: r.calls_per_sec.ratio,
+      pass: target === null ? null : r.calls_per_sec.ratio >= target,
+      note: `${note}; median of per-round ratios`,
+    });
+    summary.push({
+      ...throughputRow(
         `gRPC Execute calls per server CPU-second (${driver} driver)`,
         'calls/cpu-s',
         r.calls_per_cpu_sec.svc,
@@ -322,14 +336,16 @@ async function main(): Promise<void> {
         'bare grpc-js',
         null,
       ),
-    );
+      ratio: r.calls_per_cpu_sec.ratio,
+    });
   }
   writeReport({
     suite: 'grpc',
     machine: MACHINE,
     method:
       `Execute of a one-decision ruleset against a bare grpc-js server answering the same ExecuteResponse as a constant (same proto, same grpc-js); ` +
-      `${LOAD.clients} connections x ${LOAD.inflight} calls in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server after ${LOAD.warmupSeconds} s warm-up, alternating; medians. ` +
+      `${LOAD.clients} connections x ${LOAD.inflight} calls in flight, ${LOAD.rounds} rounds of ${LOAD.seconds} s per server over ${LOAD.instances} fresh pairs of servers (${LOAD.warmupSeconds} s warm-up of each per driver), alternating in an order that alternates each round; ` +
+      'ratios are the median of the per-round ratios (paired within a round), the medians of each server beside them. ' +
       `Drivers: ${LOAD.drivers.join(', ')}. ${PLAN ? `Servers pinned to CPU ${PLAN.server}, h2load to CPU ${PLAN.load}.` : 'No CPU pinning.'} svc counts failed executions itself (h2load ignores grpc-status).`,
     summary,
     details: { scenario: { request: REQUEST, ruleset: RULESET, bare_response: CONSTANT }, load: LOAD, results, target: TARGET, errors },
@@ -347,10 +363,14 @@ interface Medians {
   readonly ratio: number;
 }
 
+/** Medians of each server; the ratio is the median of the per-round ratios (paired within a round). */
 function medians(rounds: { bare: Round[]; svc: Round[] }, of: (r: Round) => number): Medians {
   const bare = median(rounds.bare.map(of));
   const svc = median(rounds.svc.map(of));
-  return { bare, svc, ratio: round(svc / bare, 3) };
+  const ratios = rounds.svc.map((x, i) => of(x) / of(rounds.bare[i]!)).sort((a, b) => a - b);
+  const mid = ratios.length >> 1;
+  const ratio = ratios.length % 2 === 1 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
+  return { bare, svc, ratio: round(ratio, 3) };
 }
 
 function median(values: number[]): number {

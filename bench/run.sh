@@ -4,7 +4,7 @@
 # nats-server with apt-get when they are missing, builds dist/ through the project's setup
 # script, runs the suites, then writes BENCHMARKS.md from the newest result of every suite.
 #
-# Usage: bash bench/run.sh [suite ...]     (default: every suite, about 6-8 minutes)
+# Usage: bash bench/run.sh [suite ...]     (default: every suite, about 16 minutes on 2 cores)
 #        npm run bench                      (the same, from the repository root)
 # Suites: engine tables calls schema batch http auth shadow declog grpc scale multicore fleet filter diff impact sync-propagation
 # Results: bench/results/<suite>-<timestamp>.json; BENCHMARKS.md at the repository root.
