@@ -281,6 +281,55 @@ export function ignoresKnownInput(node: Node, known: KnownInput): boolean {
   return r.paths.every((p) => lookup(known.root, p.segments) === UNKNOWN);
 }
 
+/** Longest `knownKey` text kept (a longer one is not memoized). */
+const KNOWN_KEY_MAX = 1024;
+
+/**
+ * A text that names everything the partial evaluation of `node` reads from the request (the
+ * top-level known values its paths start at), so that two requests with the same text get the
+ * same result; null when it cannot be memoized: it reads a variable, calls now() or reads
+ * reference data (they differ between requests), or the values are long. NOTE (speed): the
+ * planner memoizes the conditions that read known fields by it (planner.ts), so repeated filter
+ * calls with the same known values (a caller's channel, region or tier) share their predicates.
+ */
+export function knownKey(node: Node, known: KnownInput): string | null {
+  const r = readsOf(node, known.memo);
+  if (r.variable || r.now || r.data || known.vars !== undefined) return null;
+  const root = known.root;
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) return null;
+  let out = '';
+  for (const p of r.paths) {
+    const head = p.segments[0];
+    if (typeof head !== 'string') return null; // the whole input, or an index into it
+    out += head.length + ':' + head + '=';
+    out += Object.hasOwn(root, head) && root[head] !== undefined ? valueText(root[head]!) : '?';
+    out += ';';
+    if (out.length > KNOWN_KEY_MAX) return null;
+  }
+  return out;
+}
+
+/**
+ * An exact text of a JSON value: JSON with -0 kept apart from 0 (JSON.stringify writes both as
+ * 0) and keys in their own order (another order is another text: only a missed memo).
+ */
+function valueText(v: JsonValue): string {
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ',') + valueText(v[i]!);
+    return out + ']';
+  }
+  let out = '{';
+  let first = true;
+  for (const k of Object.keys(v)) {
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + valueText(v[k]!);
+    first = false;
+  }
+  return out + '}';
+}
+
 /** Runs the engine on a fully known subtree. */
 function evaluateKnown(node: Node, known: KnownInput): Residual {
   if (node.kind === 'literal') return value(node.value);

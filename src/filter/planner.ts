@@ -46,9 +46,9 @@ import type { JsonValue, Node } from '../expr/ast.js';
 import { mappedCallee, type CallSites, type MappedCallee } from './call-input.js';
 import { toBranch, toCondition, type Branch } from './condition.js';
 import { SAFE, both, guardOf, type Guard } from './guard.js';
-import { ignoresKnownInput, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
+import { ignoresKnownInput, knownKey, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
 import { findUnsupported } from './predicate.js';
-import { liveFor, prepare, type PreparedRuleset } from './prepare.js';
+import { KNOWN_MAX, liveFor, prepare, type PreparedRuleset } from './prepare.js';
 import { conjoin, type Path } from './simplify.js';
 import { VarEnv, knownWith } from './variables.js';
 
@@ -80,6 +80,8 @@ interface Scope {
   readonly live: ReadonlySet<string>;
   readonly known: KnownInput;
   readonly shared: Map<BranchInfo, Branch>;
+  /** Conditions that read known fields, by the values they read (prepare.ts); null: not memoized. */
+  readonly byKnown: Map<BranchInfo, Map<string, Branch>> | null;
   readonly conditions: Map<BranchInfo, Branch>;
   readonly guards: Map<string, Guard>;
   /** The callee seen through an input mapping (call-input.ts); null: it reads the walked ruleset's input. */
@@ -121,12 +123,22 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     live: ReadonlySet<string>,
     k: KnownInput,
     shared: Map<BranchInfo, Branch>,
+    byKnown: Map<BranchInfo, Map<string, Branch>> | null,
     mapped: MappedCallee | null,
     callSites: CallSites,
-  ): Scope => ({ steps, entry, live, known: k, shared, conditions: new Map(), guards: new Map(), mapped, callSites });
+  ): Scope => ({ steps, entry, live, known: k, shared, byKnown, conditions: new Map(), guards: new Map(), mapped, callSites });
 
   const compiled = prepared.compiled;
-  const top = newScope(compiled.steps, compiled.entryStep, liveFor(prepared, targets), known, prepared.sharedConditions, null, prepared.callSites);
+  const top = newScope(
+    compiled.steps,
+    compiled.entryStep,
+    liveFor(prepared, targets),
+    known,
+    prepared.sharedConditions,
+    prepared.knownConditions,
+    null,
+    prepared.callSites,
+  );
 
   /**
    * Callee scopes of this request: per callee when it reads the walked ruleset's input, per
@@ -147,6 +159,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
           p.calleeLive,
           { root, fieldMissing: callee.fieldMissing, memo: p.memo },
           p.sharedConditions,
+          p.knownConditions,
           null,
           p.callSites,
         );
@@ -168,6 +181,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
         prepare(callee).calleeLive,
         { root, fieldMissing: callee.fieldMissing, memo: m.memo },
         m.sharedConditions,
+        null,
         m,
         m.callSites,
       );
@@ -184,10 +198,22 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     if (c !== undefined) return c;
     // Shared only while this request knows none of the condition's fields.
     const isShared = ignoresKnownInput(b.ast, k);
-    c = isShared ? scope.shared.get(b) : undefined;
-    if (c === undefined) {
-      c = toBranch(partialEval(b.ast, k));
-      if (isShared) scope.shared.set(b, c);
+    if (isShared) {
+      c = scope.shared.get(b);
+      if (c === undefined) scope.shared.set(b, (c = toBranch(partialEval(b.ast, k))));
+    } else {
+      // Memoized by the known values it reads (the same values give the same predicates).
+      const key = scope.byKnown === null ? null : knownKey(b.ast, k);
+      let byKey = key === null ? undefined : scope.byKnown!.get(b);
+      c = byKey?.get(key!);
+      if (c === undefined) {
+        c = toBranch(partialEval(b.ast, k));
+        if (key !== null) {
+          if (byKey === undefined) scope.byKnown!.set(b, (byKey = new Map()));
+          if (byKey.size >= KNOWN_MAX) byKey.clear();
+          byKey.set(key, c);
+        }
+      }
     }
     scope.conditions.set(b, c);
     return c;

@@ -20,6 +20,13 @@ export interface PreparedRuleset {
    * keys and negations) are built once per ruleset instead of once per request.
    */
   readonly sharedConditions: Map<BranchInfo, Branch>;
+  /**
+   * Conditions that read known fields, by the known values they read (partial-eval.ts
+   * `knownKey`), at most `KNOWN_MAX` per condition (a full one starts over). NOTE (speed): callers
+   * repeat their known values (a channel, a region, a tier); their predicates, with the keys,
+   * texts and reductions cached on them, are then built once, not on every request.
+   */
+  readonly knownConditions: Map<BranchInfo, Map<string, Branch>>;
   readonly memo: ExprMemo;
   /** Its call steps' callees as seen through their input mappings (call-input.ts). */
   readonly callSites: CallSites;
@@ -36,6 +43,9 @@ export interface PreparedRuleset {
    */
   readonly live: Map<string, ReadonlySet<string>>;
 }
+
+/** At most this many known-value texts per condition keep their predicates. */
+export const KNOWN_MAX = 8;
 
 /** At most this many target sets keep their live steps (a full cache starts over). */
 const LIVE_MAX = 32;
@@ -60,6 +70,7 @@ export function prepare(compiled: CompiledRuleset): PreparedRuleset {
     Object.freeze({
       compiled,
       sharedConditions: new Map(),
+      knownConditions: new Map(),
       memo: newExprMemo(),
       callSites: new Map(),
       calleeLive: stepsReaching(compiled.graph, compiled.graph.terminalsByCode.keys()),

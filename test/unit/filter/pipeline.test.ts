@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FilterError, MAX_DEPTH, MAX_VISITS, generateFilter, parseFilterRequest } from '../../../src/filter/index.js';
-import { prepare } from '../../../src/filter/prepare.js';
+import { KNOWN_MAX, prepare } from '../../../src/filter/prepare.js';
 import { compileRuleset, type CompiledRuleset, type RulesetDoc } from '../../../src/ruleset/index.js';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../../src/filter');
@@ -61,6 +61,48 @@ test('the filter state is owned by the compiled ruleset and reused by every filt
   generateFilter(c, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'json' }));
   assert.equal(first.sharedConditions.get(branch), condition, 'the second filter call reuses the cached condition object');
   assert.notEqual(prepare(compiled()), first, 'another compiled value (of an equal document) has its own state');
+});
+
+test('conditions that read known fields are memoized by the values they read, bounded, never with now()', () => {
+  const d: RulesetDoc = {
+    config: { name: 'k', entry_step: 'd' },
+    steps: {
+      d: {
+        type: 'decision',
+        branches: [
+          { condition: 'amount > limit', next_step: 'ok' },
+          { condition: 'since < date_add(now(), -1, "days") && tier == "gold"', next_step: 'ok' },
+        ],
+      },
+      ok: { type: 'terminal', result: { code: 'OK' } },
+    },
+  };
+  const c = compileRuleset(d);
+  const state = prepare(c);
+  const step = c.steps.get('d');
+  assert.ok(step?.type === 'decision');
+  const [byLimit, byNow] = step.branches;
+  const run = (known: Record<string, unknown>, now = '2026-01-01T00:00:00Z') =>
+    generateFilter(c, parseFilterRequest({ known_input: known, target_results: ['OK'], format: 'json', now })).filter;
+  run({ limit: 10, tier: 'gold' });
+  const memo = state.knownConditions.get(byLimit!);
+  assert.equal(memo?.size, 1, 'the condition reading a known field is kept by its value');
+  const kept = [...memo.values()][0];
+  run({ limit: 10, tier: 'silver' });
+  assert.equal(memo.size, 1, 'another value of a field it does not read: the same entry');
+  assert.equal([...memo.values()][0], kept, 'and the same predicate objects');
+  run({ limit: 11, tier: 'gold' });
+  assert.equal(memo.size, 2, 'another value it reads: another entry');
+  assert.match(JSON.stringify(run({ limit: 11, tier: 'gold' })), /"field":"amount","value":11\}/, 'each answer has its own value');
+  assert.match(JSON.stringify(run({ limit: 10, tier: 'gold' })), /"field":"amount","value":10\}/);
+  for (let i = 0; i < KNOWN_MAX * 3; i++) run({ limit: 100 + i, tier: 'gold' });
+  assert.ok(memo.size <= KNOWN_MAX, `bounded: ${memo.size} entries`);
+  assert.equal(state.knownConditions.has(byNow!), false, 'a condition calling now() is never memoized');
+  assert.notDeepEqual(
+    run({ limit: 1, tier: 'gold' }, '2026-01-01T00:00:00Z'),
+    run({ limit: 1, tier: 'gold' }, '2030-01-01T00:00:00Z'),
+    "it follows each request's now",
+  );
 });
 
 test("generateFilter and parseFilterRequest throw the filter's own FilterError", () => {
