@@ -79,6 +79,10 @@ function disjunction(paths: readonly Path[]): Pred {
   return out.length === 1 ? out[0]! : { type: 'or', conditions: out };
 }
 
+/** The token of the last `scan` that saw an atom (a symbol key like predicate.ts's caches). */
+const SCANNED: unique symbol = Symbol('scanned');
+type Scanned = Pred & { [SCANNED]?: object };
+
 /**
  * The fields the tree reads, and the first condition (in tree order) that `format` cannot
  * express, as `checkCapability` (capability.ts) would throw it. NOTE (speed): one walk for both,
@@ -86,15 +90,16 @@ function disjunction(paths: readonly Path[]): Pred {
  */
 function scan(tree: Pred, format: FilterFormat): { fields: Set<string>; failure: FilterError | null } {
   const fields = new Set<string>();
-  const atoms = new Set<Pred>();
+  // NOTE (speed): an atom seen by this walk carries its token (cheaper than a set of the atoms).
+  const token = {};
   let failure: FilterError | null = null;
   const walk = (p: Pred): void => {
     if (p.type === 'and' || p.type === 'or') {
       for (const c of p.conditions) walk(c);
       return;
     }
-    if (atoms.has(p)) return;
-    atoms.add(p);
+    if ((p as Scanned)[SCANNED] === token) return;
+    if (Object.isExtensible(p)) (p as Scanned)[SCANNED] = token;
     if (isLiteral(p)) fields.add(fieldOf(p));
     if (failure === null) {
       const problem = atomProblem(p, format);
