@@ -127,3 +127,16 @@ export function joinKey(path: string, key: string): string {
   if (path === '') return part;
   return part.startsWith('[') ? `${path}${part}` : `${path}.${part}`;
 }
+
+/** Deep equality of two JSON values (object key order does not matter). */
+export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => jsonEqual(v, b[i]!));
+  }
+  const ak = Object.keys(a);
+  if (ak.length !== Object.keys(b).length) return false;
+  return ak.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k]!, b[k]!));
+}

@@ -25,6 +25,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import ajvEqual from 'ajv/dist/runtime/equal.js';
 import type { JsonValue } from '../expr/ast.js';
+import { jsonEqual } from './json.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -434,27 +435,8 @@ function equal(a: unknown, b: unknown): boolean {
   try {
     return ajvEqualFn(a, b);
   } catch {
-    return jsonEqual(a, b);
+    return jsonEqual(a as JsonValue, b as JsonValue);
   }
-}
-
-/** Equality of two JSON values: same type, same array items in order, same own keys with equal values. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
 }
 
 function inEnum(data: unknown, values: readonly JsonValue[]): boolean {

@@ -12,7 +12,7 @@
 import type { JsonValue } from '../expr/ast.js';
 import type { CompiledRuleset } from './compile.js';
 import { execute, type ExecuteOptions } from './execute.js';
-import { joinKey } from './json.js';
+import { joinKey, jsonEqual } from './json.js';
 import type { RulesetTestDoc, RulesetTestExpect } from './model.js';
 import { ExecutionError } from './result.js';
 import { branchLocation } from './table.js';
@@ -97,19 +97,6 @@ function matches(expect: RulesetTestExpect, actual: TestActual): boolean {
     }
   }
   return true;
-}
-
-/** Deep equality of two JSON values (object key order does not matter). */
-export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => jsonEqual(v, b[i]!));
-  }
-  const ak = Object.keys(a);
-  if (ak.length !== Object.keys(b).length) return false;
-  return ak.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k]!, b[k]!));
 }
 
 /** Collects what the traces of a test run reached. */
