@@ -11,12 +11,12 @@ import { resolveColumns } from './columns.js';
 import { toJsonTree } from './json.js';
 import { toMongo } from './mongo.js';
 import { planPaths, type CalleeResolver } from './planner.js';
-import { ALWAYS, NEVER, fieldOf, isLiteral, keyOf, type Pred } from './predicate.js';
-import { hasNul, nulError } from './nul.js';
-import { prepare } from './prepare.js';
+import { ALWAYS, NEVER, fieldOf, fieldsOf, isLiteral, keyOf, type Pred } from './predicate.js';
+import { nulError } from './nul.js';
+import { columnMapFor, prepare } from './prepare.js';
 import { simplifyPaths } from './merge-paths.js';
 import { finishPath, type Path } from './simplify.js';
-import { toSql } from './sql.js';
+import { toSqlAnswer } from './sql.js';
 import type { FilterFormat, FilterRequest, FilterResponse } from './types.js';
 
 /** The filter text / tree / document for `always_matches`. */
@@ -79,34 +79,58 @@ function disjunction(paths: readonly Path[]): Pred {
   return out.length === 1 ? out[0]! : { type: 'or', conditions: out };
 }
 
-/** The token of the last `scan` that saw an atom (a symbol key like predicate.ts's caches). */
+/** The token of the last `scan` that saw a condition (a symbol key like predicate.ts's caches). */
 const SCANNED: unique symbol = Symbol('scanned');
-type Scanned = Pred & { [SCANNED]?: object };
+/** What `scan` needs of a condition, cached on it (its content never changes). */
+const SCAN_INFO: unique symbol = Symbol('scan-info');
+interface ScanInfo {
+  /** The fields it reads. */
+  readonly fields: readonly string[];
+  /** What each format cannot express in it (capability.ts `atomProblem`), once asked: undefined before. */
+  sql: string | null | undefined;
+  json: string | null | undefined;
+  mongo: string | null | undefined;
+}
+type Scanned = Pred & { [SCANNED]?: object; [SCAN_INFO]?: ScanInfo };
+
+function scanInfo(p: Pred): ScanInfo {
+  let info = (p as Scanned)[SCAN_INFO];
+  if (info === undefined) {
+    info = { fields: isLiteral(p) ? [fieldOf(p)] : [...fieldsOf(p)], sql: undefined, json: undefined, mongo: undefined };
+    if (Object.isExtensible(p)) (p as Scanned)[SCAN_INFO] = info;
+  }
+  return info;
+}
 
 /**
  * The fields the tree reads, and the first condition (in tree order) that `format` cannot
- * express, as `checkCapability` (capability.ts) would throw it. NOTE (speed): one walk for both,
- * each atom object looked at once (the paths share most of theirs).
+ * express, as `checkCapability` (capability.ts) would throw it. NOTE (speed): the tree is an OR
+ * of paths, each an AND of conditions that the paths share (the same objects); each distinct
+ * condition is looked at once per walk, and its fields and capability are cached on it, so a
+ * shared disjunction is not walked again on every request.
  */
 function scan(tree: Pred, format: FilterFormat): { fields: Set<string>; failure: FilterError | null } {
   const fields = new Set<string>();
-  // NOTE (speed): an atom seen by this walk carries its token (cheaper than a set of the atoms).
+  // NOTE (speed): a condition seen by this walk carries its token (cheaper than a set of them).
   const token = {};
   let failure: FilterError | null = null;
-  const walk = (p: Pred): void => {
-    if (p.type === 'and' || p.type === 'or') {
-      for (const c of p.conditions) walk(c);
-      return;
-    }
+  const visit = (p: Pred): void => {
     if ((p as Scanned)[SCANNED] === token) return;
     if (Object.isExtensible(p)) (p as Scanned)[SCANNED] = token;
-    if (isLiteral(p)) fields.add(fieldOf(p));
+    const info = scanInfo(p);
+    for (const f of info.fields) fields.add(f);
     if (failure === null) {
-      const problem = atomProblem(p, format);
+      let problem = info[format];
+      if (problem === undefined) problem = info[format] = atomProblem(p, format);
       if (problem !== null) failure = inexpressible(problem);
     }
   };
-  walk(tree);
+  const path = (p: Pred): void => {
+    if (p.type === 'and') for (const c of p.conditions) visit(c);
+    else visit(p);
+  };
+  if (tree.type === 'or') for (const c of tree.conditions) path(c);
+  else path(tree);
   return { fields, failure };
 }
 
@@ -132,9 +156,23 @@ export function generateFilter(compiled: CompiledRuleset, request: FilterRequest
   if (tree.type === 'never') return constant(format, false, false, true);
   const { fields: seen, failure } = scan(tree, format);
   const fields = [...seen].sort();
-  const columns = resolveColumns(fields, request.field_mapping, format, prepare(compiled).columns.get(format));
+  const prepared = prepare(compiled);
+  const resolve = (): ReadonlyMap<string, string> => resolveColumns(fields, request.field_mapping, format, prepared.columns.get(format));
+  // NOTE (speed): without a field mapping, one column map object per set of fields (sql.ts keeps its texts per map).
+  const columns = hasOwnKeys(request.field_mapping) ? resolve() : columnMapFor(prepared, format, fields, resolve);
   if (failure !== null) throw failure;
-  const filter = format === 'sql' ? toSql(tree, columns) : format === 'json' ? toJsonTree(tree, columns) : toMongo(tree, columns);
-  if (format === 'sql' && hasNul(filter as string)) throw nulError(request.known_input);
+  let filter: FilterResponse['filter'];
+  if (format === 'sql') {
+    const answer = toSqlAnswer(tree, columns);
+    if (answer.nul) throw nulError(request.known_input);
+    filter = answer.text;
+  } else {
+    filter = format === 'json' ? toJsonTree(tree, columns) : toMongo(tree, columns);
+  }
   return { format, filter, always_matches: false, never_matches: false, truncated: false, unknown_fields: fields, exact };
+}
+
+function hasOwnKeys(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }

@@ -38,6 +38,12 @@ export interface PreparedRuleset {
    */
   readonly columns: ReadonlyMap<FilterFormat, Map<string, string>>;
   /**
+   * The column maps of answers without a field mapping, by format and fields (`columnMapFor`).
+   * NOTE (speed): a repeated request gets the same map object, and the emitters' texts cached on
+   * the conditions are kept per map object (sql.ts), so they are reused across requests.
+   */
+  readonly columnMaps: Map<string, ReadonlyMap<string, string>>;
+  /**
    * The steps from which a terminal with one of the target codes can be reached, per set of
    * target codes (`liveFor`). NOTE (speed): a walk of the graph per request otherwise.
    */
@@ -46,6 +52,30 @@ export interface PreparedRuleset {
 
 /** At most this many known-value texts per condition keep their predicates. */
 export const KNOWN_MAX = 8;
+
+/** At most this many sets of fields keep their column maps (a full cache starts over). */
+const COLUMN_MAPS_MAX = 32;
+
+/**
+ * The column map of `fields` (sorted) for `format` when the request maps no field: one map object
+ * per format and set of fields (cached, bounded). `build` makes it (and throws for an unsafe
+ * column, which is then not cached).
+ */
+export function columnMapFor(
+  prepared: PreparedRuleset,
+  format: FilterFormat,
+  fields: readonly string[],
+  build: () => ReadonlyMap<string, string>,
+): ReadonlyMap<string, string> {
+  const key = `${format}:${JSON.stringify(fields)}`;
+  let map = prepared.columnMaps.get(key);
+  if (map === undefined) {
+    map = build();
+    if (prepared.columnMaps.size >= COLUMN_MAPS_MAX) prepared.columnMaps.clear();
+    prepared.columnMaps.set(key, map);
+  }
+  return map;
+}
 
 /** At most this many target sets keep their live steps (a full cache starts over). */
 const LIVE_MAX = 32;
@@ -76,6 +106,7 @@ export function prepare(compiled: CompiledRuleset): PreparedRuleset {
       calleeLive: stepsReaching(compiled.graph, compiled.graph.terminalsByCode.keys()),
       columns: new Map(FILTER_FORMATS.map((f) => [f, new Map<string, string>()])),
       live: new Map(),
+      columnMaps: new Map(),
     }),
   );
 }

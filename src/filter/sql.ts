@@ -15,6 +15,7 @@
  */
 import type { JsonValue } from '../expr/ast.js';
 import { likePattern, sqlLiteral } from './escape.js';
+import { hasNul } from './nul.js';
 import type { Pred } from './predicate.js';
 
 const OPS = { eq: '=', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' } as const;
@@ -22,8 +23,17 @@ const NOT_OPS = { lt: '>=', le: '>', gt: '<=', ge: '<' } as const;
 
 /** Renders the tree as a SQL boolean expression (the filter text). */
 export function toSql(tree: Pred, columns: ReadonlyMap<string, string>): string {
+  return toSqlAnswer(tree, columns).text;
+}
+
+/**
+ * The filter text, and whether it holds a NUL character (nul.ts). NOTE (speed): the flag comes
+ * from the cached pieces (each checked once, when it is first written), not from a scan of the
+ * whole answer.
+ */
+export function toSqlAnswer(tree: Pred, columns: ReadonlyMap<string, string>): { readonly text: string; readonly nul: boolean } {
   const r = new Renderer(columns);
-  if (tree.type !== 'or') return r.render(tree);
+  if (tree.type !== 'or') return { text: r.render(tree), nul: r.nul };
   let out = '';
   let first = true;
   for (const c of tree.conditions) {
@@ -31,18 +41,29 @@ export function toSql(tree: Pred, columns: ReadonlyMap<string, string>): string 
     first = false;
     out += isGroup(c) ? r.render(c, false) : `(${r.render(c)})`;
   }
-  return out;
+  return { text: out, nul: r.nul };
 }
 
 /**
- * The SQL text of an atom, cached on the atom with the column it was written for. NOTE (speed):
- * paths share most of their conditions (the same objects: the negations of earlier branches), and
- * the conditions that read no known field are owned by the compiled ruleset (prepare.ts), so the
- * text of most atoms is built once per ruleset and column, not once per occurrence and request.
- * A symbol key like predicate.ts's caches: invisible to JSON and to the other emitters.
+ * The SQL text of an atom, cached on the atom with the column it was written for, and of a
+ * nested junction with the column map it was written with (the same map object: generate.ts
+ * reuses the map of a repeated set of unmapped fields). NOTE (speed): paths share most of their
+ * conditions (the same objects: the negations of earlier branches), and the conditions that read
+ * no known field are owned by the compiled ruleset (prepare.ts), so the text of most conditions
+ * is built once per ruleset and column map, not once per occurrence and request. A symbol key
+ * like predicate.ts's caches: invisible to JSON and to the other emitters.
  */
 const SQL_TEXT: unique symbol = Symbol('sql');
-type WithSql = Pred & { [SQL_TEXT]?: { readonly column: string; readonly text: string } };
+interface SqlText {
+  /** The column map of the last answer that read it (an atom: its column is then `column`). */
+  readonly columns: ReadonlyMap<string, string>;
+  /** An atom's column ('' for a junction, whose text is valid for `columns` only). */
+  readonly column: string;
+  readonly text: string;
+  /** Whether `text` holds a NUL character. */
+  readonly nul: boolean;
+}
+type WithSql = Pred & { [SQL_TEXT]?: SqlText };
 
 /** The field an atom reads (the column its text starts with), or null for a constant. */
 function atomField(p: Pred): string | null {
@@ -52,16 +73,21 @@ function atomField(p: Pred): string | null {
 
 /** Renders nodes: junctions as text built in one string, atoms from their cached text. */
 class Renderer {
-  /** Text of the nested junctions of this answer (the shared ones occur in many paths). */
-  private readonly junctions = new Map<Pred, string>();
+  /** Whether a piece written so far holds a NUL character. */
+  nul = false;
   constructor(private readonly columns: ReadonlyMap<string, string>) {}
 
   render(p: Pred, nested = true): string {
+    const cached = (p as WithSql)[SQL_TEXT];
+    if (cached !== undefined && cached.columns === this.columns) {
+      if (cached.nul) this.nul = true;
+      return cached.text;
+    }
     if (p.type === 'and' || p.type === 'or') {
-      let out = nested ? this.junctions.get(p) : undefined;
-      if (out !== undefined) return out;
       const sep = p.type === 'and' ? ' AND ' : ' OR ';
-      out = '(';
+      const outer = this.nul;
+      this.nul = false;
+      let out = '(';
       let first = true;
       for (const c of p.conditions) {
         if (!first) out += sep;
@@ -69,17 +95,25 @@ class Renderer {
         out += this.render(c);
       }
       out += ')';
-      if (nested) this.junctions.set(p, flat(out));
+      const nul = this.nul;
+      this.nul = outer || nul;
+      // A path's own conjunction (not nested) is written once per answer: not kept.
+      if (nested && Object.isExtensible(p)) (p as WithSql)[SQL_TEXT] = { columns: this.columns, column: '', text: flat(out), nul };
       return out;
     }
     const field = atomField(p);
     if (field === null) return render(p, this.columns);
     const col = column(this.columns, field);
-    const cached = (p as WithSql)[SQL_TEXT];
-    if (cached !== undefined && cached.column === col) return cached.text;
+    if (cached !== undefined && cached.column === col) {
+      if (Object.isExtensible(p)) (p as WithSql)[SQL_TEXT] = { columns: this.columns, column: col, text: cached.text, nul: cached.nul };
+      if (cached.nul) this.nul = true;
+      return cached.text;
+    }
     const text = flat(render(p, this.columns));
+    const nul = hasNul(text);
+    if (nul) this.nul = true;
     // A frozen atom (none is today) simply goes uncached.
-    if (Object.isExtensible(p)) (p as WithSql)[SQL_TEXT] = { column: col, text };
+    if (Object.isExtensible(p)) (p as WithSql)[SQL_TEXT] = { columns: this.columns, column: col, text, nul };
     return text;
   }
 }

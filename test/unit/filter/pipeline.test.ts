@@ -245,3 +245,61 @@ test('an atom that occurs in many paths is written the same in each (sql, json, 
   assert.equal((JSON.stringify(mongo.filter).match(/"x":/g) ?? []).length, 2, JSON.stringify(mongo.filter));
   assert.deepEqual(JSON.parse(JSON.stringify(json)), json);
 });
+
+test('texts cached per column map: a repeated request reuses its map; a NUL is refused on every call, cached or not', () => {
+  const d: RulesetDoc = {
+    config: { name: 'n', entry_step: 'a' },
+    steps: {
+      a: { type: 'decision', branches: [{ condition: 'name == "a\\u0000" && age > 1', next_step: 'no' }], default_next: 'b' },
+      b: { type: 'decision', branches: [{ condition: 'w == 2', next_step: 'ok' }], default_next: 'c' },
+      c: { type: 'decision', branches: [{ condition: 'v == 3', next_step: 'ok' }], default_next: 'no' },
+      ok: { type: 'terminal', result: { code: 'OK' } },
+      no: { type: 'terminal', result: { code: 'NO' } },
+    },
+  };
+  const c = compiled(d);
+  const sql = { known_input: {}, target_results: ['OK'], format: 'sql' };
+  // The disjunction `name != "a\0" OR age <= 1` is in both paths: its text is cached on it after the
+  // first answer; the NUL it holds must still refuse the second (and its json answer is fine).
+  for (let i = 0; i < 3; i++) {
+    assert.throws(
+      () => generateFilter(c, parseFilterRequest(sql)),
+      (err: unknown) => err instanceof FilterError && err.code === 'INEXPRESSIBLE' && /NUL/.test(err.message),
+      `call ${i}`,
+    );
+  }
+  assert.equal(generateFilter(c, parseFilterRequest({ ...sql, format: 'json' })).always_matches, false);
+  // A known value with a NUL, in a condition memoized by its known values: a 400 on every call.
+  const k = compiled({
+    ...doc(),
+    steps: { ...doc().steps, d: { type: 'decision', branches: [{ condition: 'name == k || age > 3', next_step: 'ok' }], default_next: 'no' } },
+  });
+  for (let i = 0; i < 3; i++) {
+    assert.throws(
+      () => generateFilter(k, parseFilterRequest({ known_input: { k: 'x\u0000' }, target_results: ['OK'], format: 'sql' })),
+      (err: unknown) => err instanceof FilterError && err.code === 'BAD_REQUEST' && /known value at k/.test(err.message),
+      `call ${i}`,
+    );
+  }
+  // One column map object per set of fields without a mapping; a mapped request does not add one.
+  const plain = compiled();
+  const first = generateFilter(plain, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'sql' }));
+  assert.equal(prepare(plain).columnMaps.size, 1);
+  const mapped = generateFilter(plain, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'sql', field_mapping: { name: 't.full_name' } }));
+  assert.match(mapped.filter as string, /t\.full_name LIKE/);
+  assert.equal(prepare(plain).columnMaps.size, 1);
+  assert.deepEqual(generateFilter(plain, parseFilterRequest({ known_input: {}, target_results: ['OK'], format: 'sql' })), first);
+  assert.equal(prepare(plain).columnMaps.size, 1);
+  // A disjunction shared by the paths (its text cached per column map) follows the mapping of each request.
+  const shared = {
+    ...d,
+    steps: { ...d.steps, a: { type: 'decision' as const, branches: [{ condition: 'name == "a" && age > 1', next_step: 'no' }], default_next: 'b' } },
+  };
+  const s = compiled(shared);
+  for (const field_mapping of [{}, { age: 'years' }, {}, { age: 'years', name: 'n' }, { age: 'years' }, {}]) {
+    const body = { known_input: {}, target_results: ['OK'], format: 'sql', field_mapping };
+    const got = generateFilter(s, parseFilterRequest(body));
+    assert.match(got.filter as string, /\(name != 'a' OR age <= 1\)|\((n|name) != 'a' OR years <= 1\)/, JSON.stringify(body));
+    assert.deepEqual(got, generateFilter(compiled(shared), parseFilterRequest(body)), JSON.stringify(body));
+  }
+});
