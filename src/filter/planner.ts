@@ -49,7 +49,8 @@ import { SAFE, both, guardOf, type Guard } from './guard.js';
 import { ignoresKnownInput, knownKey, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
 import { findUnsupported } from './predicate.js';
 import { KNOWN_MAX, liveFor, prepare, type PreparedRuleset } from './prepare.js';
-import { conjoin, type Path } from './simplify.js';
+import { EMPTY_PLAN_PATH, PathIds, conjoinPlan, type PlanPath } from './plan-path.js';
+import type { Path } from './simplify.js';
 import { VarEnv, knownWith } from './variables.js';
 
 /** Hard maximum of steps on one path (SPEC.md "Limits": filter traversal depth). */
@@ -98,7 +99,7 @@ interface Frame {
   /** Calls around this run (0 for the ruleset walked). */
   readonly callDepth: number;
   /** A terminal was reached on `path`: collect it (the ruleset walked) or go on in the caller. */
-  readonly terminal: (step: TerminalInfo, path: Path, depth: number, pathExact: boolean, env: VarEnv) => void;
+  readonly terminal: (step: TerminalInfo, path: PlanPath, depth: number, pathExact: boolean, env: VarEnv) => void;
 }
 
 /** Sets own key `key` of `obj` (a `__proto__` key included), as the engine builds objects. */
@@ -112,6 +113,7 @@ function setKey(obj: Record<string, JsonValue>, key: string, value: JsonValue): 
  */
 export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets: ReadonlySet<string>, maxPaths: number, calls?: CalleeResolver): PlanOutcome {
   const paths: Path[] = [];
+  const ids = new PathIds();
   let truncated = false;
   let exact = true;
   let visits = 0;
@@ -269,13 +271,13 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
    * A call step: the callee's walk from its entry (fresh variables; its input bound when mapped),
    * each of its terminals going on at `next_step` with `$result` bound.
    */
-  const call = (frame: Frame, step: CallInfo, path: Path, depth: number, pathExact: boolean, env: VarEnv): void => {
+  const call = (frame: Frame, step: CallInfo, path: PlanPath, depth: number, pathExact: boolean, env: VarEnv): void => {
     // The engine fails here (CALL_FAILED): no result, the path ends (exact).
     const callee = calls?.(step.ruleset);
     if (callee === undefined || frame.callDepth >= MAX_CALL_DEPTH) return;
     const scope = frame.scope;
     const { guard: g } = enter(scope, step, env);
-    const guardedPath = conjoin(path, g.pred);
+    const guardedPath = conjoinPlan(path, g.pred, ids);
     if (guardedPath === null) return;
     const sub = calleeScope(scope, step, callee);
     let calleeEnv = VarEnv.EMPTY;
@@ -303,7 +305,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
       terminal: (t, p, d, ex, calleeVars) => {
         // The callee's outputs run (a failure fails the whole execution), then `$result` is set.
         const { guard: og } = enter(sub, t, calleeVars);
-        const outPath = conjoin(p, og.pred);
+        const outPath = conjoinPlan(p, og.pred, ids);
         if (outPath === null) return;
         const output: Record<string, JsonValue> = {};
         const leaves: StructLeaf[] = [];
@@ -320,7 +322,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     visit(inner, sub.entry, guardedPath, depth + 1, pathExact && g.exact, calleeEnv);
   };
 
-  const visit = (frame: Frame, id: string, path: Path, depth: number, pathExact: boolean, env: VarEnv): void => {
+  const visit = (frame: Frame, id: string, path: PlanPath, depth: number, pathExact: boolean, env: VarEnv): void => {
     const scope = frame.scope;
     if (truncated || !scope.live.has(id)) return;
     const onPath = frame.onPath;
@@ -339,7 +341,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
         break;
       case 'action': {
         const { guard: g, env: after } = enter(scope, step, env);
-        const guardedPath = conjoin(path, g.pred);
+        const guardedPath = conjoinPlan(path, g.pred, ids);
         if (guardedPath !== null) visit(frame, step.nextStep, guardedPath, depth + 1, pathExact && g.exact, after);
         break;
       }
@@ -362,7 +364,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     branches: readonly BranchInfo[],
     from: number,
     defaultNext: string | null,
-    rest: Path,
+    rest: PlanPath,
     depth: number,
     pathExact: boolean,
     env: VarEnv,
@@ -376,13 +378,13 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     const wayExact = pathExact && c.exact;
     if (frame.scope.live.has(b.nextStep)) {
       for (const w of c.taken) {
-        const taken = conjoin(rest, w);
+        const taken = conjoinPlan(rest, w, ids);
         if (taken !== null) visit(frame, b.nextStep, taken, depth + 1, wayExact, env);
       }
     }
     for (const w of c.past) {
       if (truncated) return;
-      const past = conjoin(rest, w);
+      const past = conjoinPlan(rest, w, ids);
       if (past !== null) decide(frame, branches, from + 1, defaultNext, past, depth, wayExact, env);
     }
   };
@@ -394,15 +396,15 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     terminal: (step, path, _depth, pathExact, env) => {
       if (!targets.has(step.code)) return;
       const g = enter(top, step, env).guard;
-      const guardedPath = conjoin(path, g.pred);
+      const guardedPath = conjoinPlan(path, g.pred, ids);
       if (guardedPath === null) return;
       if (maxPaths > 0 && paths.length >= maxPaths) truncated = true;
       else {
-        paths.push(guardedPath);
+        paths.push(guardedPath.items);
         if (!pathExact || !g.exact) exact = false;
       }
     },
   };
-  visit(main, top.entry, [], 1, true, VarEnv.EMPTY);
+  visit(main, top.entry, EMPTY_PLAN_PATH, 1, true, VarEnv.EMPTY);
   return { paths, truncated, exact };
 }

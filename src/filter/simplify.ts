@@ -65,7 +65,7 @@ const TAUTOLOGY: unique symbol = Symbol('tautology');
 type WithTautology = Pred & { [TAUTOLOGY]?: boolean };
 
 /** True when a disjunction always holds: its negation (a conjunction) contradicts itself. */
-function isTautology(p: Pred): boolean {
+export function isTautology(p: Pred): boolean {
   let t = (p as WithTautology)[TAUTOLOGY];
   if (t === undefined) {
     t = conjoin([], negate(p)) === null;
@@ -89,7 +89,7 @@ const REDUCED: unique symbol = Symbol('reduced');
 const REDUCED_MAX = 16;
 type WithReduced = Literal & { [REDUCED]?: Map<Literal, readonly Literal[] | null> };
 
-function reducePair(q: Literal, p: Literal): readonly Literal[] | null {
+export function reducePair(q: Literal, p: Literal): readonly Literal[] | null {
   let memo = (p as WithReduced)[REDUCED];
   if (memo === undefined) {
     if (!Object.isExtensible(p)) return reduceField([q, p]);
