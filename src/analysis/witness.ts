@@ -23,8 +23,9 @@ function suggestions(lits: readonly Literal[]): JsonValue[] {
   const operands: JsonValue[] = [];
   for (const l of lits) {
     const atom = l.type === 'not' ? l.condition : l;
-    if ('value' in atom) operands.push(atom.value);
-    else if ('values' in atom) operands.push(...atom.values);
+    // NOTE: every predicate has every field (predicate.ts), the ones its kind lacks undefined.
+    if (atom.type === 'in' || atom.type === 'not_in') operands.push(...atom.values);
+    else if ('value' in atom && atom.value !== undefined) operands.push(atom.value);
   }
   const out: JsonValue[] = [];
   for (const v of operands) {

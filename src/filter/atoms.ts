@@ -6,7 +6,7 @@
 import type { JsonValue } from '../expr/ast.js';
 import { ExprRuntimeError } from '../expr/errors.js';
 import { callFunction, compareValues, jsonEquals, truthy } from '../expr/index.js';
-import { ALWAYS, NEVER, canonicalJson, type CompareType, type Literal, type Pred, type TextType } from './predicate.js';
+import { ALWAYS, NEVER, canonicalJson, listAtom, unaryAtom, valueAtom, type CompareType, type Literal, type Pred, type TextType } from './predicate.js';
 
 const ORDER_OP = { lt: '<', le: '<=', gt: '>', ge: '>=' } as const;
 
@@ -16,12 +16,12 @@ const ORDER_OP = { lt: '<', le: '<=', gt: '>', ge: '>=' } as const;
  */
 export function compareAtom(type: CompareType, field: string, value: JsonValue): Pred {
   if (type === 'eq' || type === 'ne') {
-    if (value === null) return { type: type === 'eq' ? 'is_null' : 'not_null', field };
-    return { type, field, value };
+    if (value === null) return unaryAtom(type === 'eq' ? 'is_null' : 'not_null', field);
+    return valueAtom(type, field, value);
   }
   // NOTE: DECISIONS.md 2: ordering between anything but two numbers or two strings is false.
   if (typeof value !== 'number' && typeof value !== 'string') return NEVER;
-  return { type, field, value };
+  return valueAtom(type, field, value);
 }
 
 /**
@@ -40,7 +40,7 @@ export function setAtom(type: 'in' | 'not_in', field: string, values: readonly J
   }
   if (distinct.length === 0) return type === 'in' ? NEVER : ALWAYS;
   if (distinct.length === 1) return compareAtom(type === 'in' ? 'eq' : 'ne', field, distinct[0]!);
-  return { type, field, values: distinct };
+  return listAtom(type, field, distinct);
 }
 
 /** `contains` / `starts_with` / `ends_with` of a field and a known value. */
@@ -49,7 +49,7 @@ export function textAtom(type: TextType, field: string, value: JsonValue): Pred 
   // `contains` the field could be a list holding null, but a list is not a column (typed
   // columns, docs/filter.md): a null needle never matches, in every format.
   if (value === null) return NEVER;
-  return { type, field, value };
+  return valueAtom(type, field, value);
 }
 
 /**

@@ -19,7 +19,7 @@ import { ExprRuntimeError, applyBinary } from '../expr/index.js';
 import { compareAtom, setAtom, textAtom } from './atoms.js';
 import { SAFE, guardOf, type Guard } from './guard.js';
 import { readsVariable, type Residual } from './partial-eval.js';
-import { ALWAYS, NEVER, and, findUnsupported, negate, or, type CompareType, type Pred } from './predicate.js';
+import { ALWAYS, NEVER, and, findUnsupported, negate, or, unaryAtom, unsupportedPred, type CompareType, type Pred } from './predicate.js';
 import { describeComparison, show } from './residual-text.js';
 
 /** A branch condition as predicates. */
@@ -59,7 +59,7 @@ function exact(p: Pred): Condition {
 }
 
 function unsupported(reason: string): Condition {
-  const p: Pred = { type: 'unsupported', reason };
+  const p: Pred = unsupportedPred(reason);
   return { whenTrue: p, whenFalse: negate(p), ok: ALWAYS, exact: true };
 }
 
@@ -98,7 +98,7 @@ export function toCondition(r: Residual): Condition {
     case 'var':
       return EITHER_WAY;
     case 'field':
-      return exact({ type: 'truthy', field: r.path });
+      return exact(unaryAtom('truthy', r.path));
     case 'unary':
       if (r.op === '!') return swap(toCondition(r.operand));
       return readsVariable(r) ? EITHER_WAY : guarded(guardOf(r, toCondition), unsupported(`arithmetic on unknown fields in ${show(r)}`));
@@ -214,7 +214,7 @@ function callCondition(name: string, args: readonly Residual[]): Condition {
   if (TEXT_FUNCTIONS.has(name) && first?.kind === 'field' && second?.kind === 'value') {
     return exact(textAtom(name as 'contains', first.path, second.value));
   }
-  if (name === 'is_null' && first?.kind === 'field') return exact({ type: 'is_null', field: first.path });
+  if (name === 'is_null' && first?.kind === 'field') return exact(unaryAtom('is_null', first.path));
   if (name === 'exists') return unsupported(`exists(${show(first!)}) of an unknown field (a column cannot tell a missing field from null)`);
   return unsupported(`function ${show({ kind: 'call', name, args })} on unknown fields`);
 }

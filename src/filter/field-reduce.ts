@@ -17,7 +17,7 @@
 import type { JsonValue } from '../expr/ast.js';
 import { compareValues, jsonEquals } from '../expr/index.js';
 import { decide, pinnedValues, setAtom } from './atoms.js';
-import { fieldOf, keyOf, negate, type CompareAtom, type Literal, type OrderType } from './predicate.js';
+import { COMPLEMENT_OF, fieldOf, keyOf, negate, valueAtom, type CompareAtom, type Literal, type OrderType } from './predicate.js';
 
 type OrderLiteral = CompareAtom & { readonly type: OrderType };
 
@@ -29,14 +29,13 @@ const COMPLEMENT: Readonly<Record<OrderType, OrderType>> = { lt: 'ge', le: 'gt',
  * the predicate (owned by the compiled ruleset's shared conditions, or by one request), not in
  * the module.
  */
-const COMPLEMENT_OF: unique symbol = Symbol('complement');
 type WithComplement = OrderLiteral & { [COMPLEMENT_OF]?: OrderLiteral };
 
 /** The opposite ordering (`x < 3` → `x >= 3`), one object per ordering (its key stays cached). */
 function complementOf(c: OrderLiteral): OrderLiteral {
   let r = (c as WithComplement)[COMPLEMENT_OF];
   if (r === undefined) {
-    r = { type: COMPLEMENT[c.type], field: c.field, value: c.value };
+    r = valueAtom(COMPLEMENT[c.type], c.field, c.value) as OrderLiteral;
     (c as WithComplement)[COMPLEMENT_OF] = r;
   }
   return r;
@@ -117,7 +116,7 @@ function reduceBounded(distinct: readonly Literal[], positive: readonly OrderLit
     if (jsonEquals(lower.value, upper.value)) {
       if (lower.type === 'gt' || upper.type === 'lt') return null;
       const rest = distinct.filter((l) => !isOrder(l));
-      return reduceField([{ type: 'eq', field: lower.field, value: lower.value }, ...rest]);
+      return reduceField([valueAtom('eq', lower.field, lower.value) as Literal, ...rest]);
     }
   }
   const bounds = [lower, upper].filter((b): b is OrderLiteral => b !== null);
@@ -129,7 +128,7 @@ function reduceBounded(distinct: readonly Literal[], positive: readonly OrderLit
     }
     if (l.type === 'not_null') continue; // a bound excludes null
     if (l.type === 'ne' || l.type === 'not_in') {
-      const vals: readonly JsonValue[] = 'values' in l ? l.values : [l.value];
+      const vals: readonly JsonValue[] = l.type === 'not_in' ? l.values : [(l as CompareAtom).value];
       const inRange = vals.filter((v) => bounds.every((b) => decide(b, v) === true));
       if (inRange.length === vals.length) {
         out.push(l); // NOTE (speed): unchanged: keep the object (and its cached key)

@@ -11,7 +11,7 @@ import { resolveColumns } from './columns.js';
 import { toJsonTree } from './json.js';
 import { toMongo } from './mongo.js';
 import { planPaths, type CalleeResolver } from './planner.js';
-import { ALWAYS, NEVER, fieldOf, fieldsOf, isLiteral, keyOf, type Pred } from './predicate.js';
+import { ALWAYS, NEVER, SCANNED, SCAN_INFO, fieldOf, fieldsOf, isLiteral, junctionOf, keyOf, type Pred } from './predicate.js';
 import { nulError } from './nul.js';
 import { columnMapFor, prepare } from './prepare.js';
 import { simplifyPaths } from './merge-paths.js';
@@ -49,7 +49,7 @@ export function filterTree(compiled: CompiledRuleset, request: FilterRequest, ca
   const known = { root: request.known_input, fieldMissing: compiled.fieldMissing, memo: prepared.memo };
   const outcome = planPaths(prepared, known, new Set(request.target_results), request.max_paths, calls);
   // NOTE: SPEC: when max_paths (or the depth limit) cuts the walk, always_matches is also true.
-  if (outcome.truncated) return { tree: { type: 'always' }, truncated: true, exact: false };
+  if (outcome.truncated) return { tree: ALWAYS, truncated: true, exact: false };
   const finished = outcome.paths.map(finishPath).filter((p): p is Path => p !== null);
   return { tree: disjunction(simplifyPaths(finished)), truncated: false, exact: outcome.exact };
 }
@@ -65,7 +65,7 @@ function disjunction(paths: readonly Path[]): Pred {
   for (const p of paths) {
     if (p.length === 0) return ALWAYS;
     if (p.length > 1) {
-      out.push({ type: 'and', conditions: p });
+      out.push(junctionOf('and', p));
       continue;
     }
     for (const c of p[0]!.type === 'or' ? p[0]!.conditions : p) {
@@ -76,13 +76,11 @@ function disjunction(paths: readonly Path[]): Pred {
       }
     }
   }
-  return out.length === 1 ? out[0]! : { type: 'or', conditions: out };
+  return out.length === 1 ? out[0]! : junctionOf('or', out);
 }
 
 /** The token of the last `scan` that saw a condition (a symbol key like predicate.ts's caches). */
-const SCANNED: unique symbol = Symbol('scanned');
 /** What `scan` needs of a condition, cached on it (its content never changes). */
-const SCAN_INFO: unique symbol = Symbol('scan-info');
 interface ScanInfo {
   /** The fields it reads. */
   readonly fields: readonly string[];

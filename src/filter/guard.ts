@@ -25,7 +25,7 @@
 import type { BinaryOp } from '../expr/ast.js';
 import { compareAtom } from './atoms.js';
 import { DATE_FUNCTIONS, type Residual } from './partial-eval.js';
-import { ALWAYS, NEVER, and, or, type Pred } from './predicate.js';
+import { ALWAYS, NEVER, and, or, unaryAtom, type Pred } from './predicate.js';
 
 /** The rows on which an expression evaluates without failing. */
 export interface Guard {
@@ -125,7 +125,7 @@ function numberOperand(x: Residual, op: BinaryOp | '-', branches: BranchesOf): G
     case 'value':
       return typeof x.value === 'number' || (op === '+' && typeof x.value === 'string') ? SAFE : FAILS;
     case 'field':
-      return { pred: { type: 'not_null', field: x.path }, exact: true };
+      return { pred: unaryAtom('not_null', x.path), exact: true };
     case 'error':
     case 'array':
       return FAILS;
@@ -143,7 +143,7 @@ function numberOperand(x: Residual, op: BinaryOp | '-', branches: BranchesOf): G
     }
     case 'call': {
       const arg = x.args[0];
-      if (NUMERIC_OF_NULL.has(x.name) && x.args.length === 1 && arg?.kind === 'field') return { pred: { type: 'not_null', field: arg.path }, exact: true };
+      if (NUMERIC_OF_NULL.has(x.name) && x.args.length === 1 && arg?.kind === 'field') return { pred: unaryAtom('not_null', arg.path), exact: true };
       return UNKNOWN;
     }
   }

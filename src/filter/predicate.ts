@@ -74,15 +74,92 @@ export type Pred = FieldAtom | NotPred | JunctionPred | UnsupportedPred | ConstP
 /** A predicate on a single field: a field atom or its `not`. */
 export type Literal = FieldAtom | NotPred;
 
-/** Per-object caches (symbol keys: invisible to JSON and to the emitters, which copy fields). */
-const KEY: unique symbol = Symbol('key');
-const NEGATION: unique symbol = Symbol('negation');
+/**
+ * Per-object caches of the pipeline's modules (symbol keys: invisible to JSON and to the
+ * emitters, which copy fields). Declared here, as fields of the one runtime shape of predicates
+ * (`PredObject`), so that writing one does not give the object a shape of its own.
+ */
+export const KEY: unique symbol = Symbol('key');
+export const NEGATION: unique symbol = Symbol('negation');
+/** simplify.ts */
+export const TAUTOLOGY: unique symbol = Symbol('tautology');
+export const REDUCED: unique symbol = Symbol('reduced');
+export const TRIGGERS: unique symbol = Symbol('triggers');
+export const FIELDS: unique symbol = Symbol('fields');
+/** field-reduce.ts */
+export const COMPLEMENT_OF: unique symbol = Symbol('complement');
+/** sql.ts */
+export const SQL_TEXT: unique symbol = Symbol('sql');
+/** generate.ts */
+export const SCANNED: unique symbol = Symbol('scanned');
+export const SCAN_INFO: unique symbol = Symbol('scan-info');
+
 type Cached = { [KEY]?: string; [NEGATION]?: Pred };
 
+/**
+ * The one runtime shape of every predicate the pipeline builds: every field of every kind (the
+ * ones a kind does not have are undefined, so JSON and the emitters see what the kind's interface
+ * names) and every cache. NOTE (speed, bench/NOTES.md "Filter speed"): predicates of a dozen
+ * object shapes, each growing more with the caches written on it, made every property read of
+ * the pipeline megamorphic; one class keeps them monomorphic.
+ */
+class PredObject {
+  [KEY]: string | undefined = undefined;
+  [NEGATION]: Pred | undefined = undefined;
+  [TAUTOLOGY]: boolean | undefined = undefined;
+  [REDUCED]: unknown = undefined;
+  [TRIGGERS]: readonly string[] | undefined = undefined;
+  [FIELDS]: readonly string[] | undefined = undefined;
+  [COMPLEMENT_OF]: Pred | undefined = undefined;
+  [SQL_TEXT]: unknown = undefined;
+  [SCANNED]: object | undefined = undefined;
+  [SCAN_INFO]: unknown = undefined;
+  constructor(
+    readonly type: Pred['type'],
+    readonly field: string | undefined,
+    readonly value: JsonValue | undefined,
+    readonly values: readonly JsonValue[] | undefined,
+    readonly condition: Pred | undefined,
+    readonly conditions: readonly Pred[] | undefined,
+    readonly reason: string | undefined,
+    readonly negated: boolean | undefined,
+  ) {}
+}
+
+/** `field <type> value` as built (atoms.ts gives the canonical forms). */
+export function valueAtom<T extends CompareType | TextType>(type: T, field: string, value: JsonValue): Pred {
+  return new PredObject(type, field, value, undefined, undefined, undefined, undefined, undefined) as unknown as Pred;
+}
+
+/** `field in values` / `field not in values` as built (atoms.ts `setAtom` gives the canonical form). */
+export function listAtom(type: 'in' | 'not_in', field: string, values: readonly JsonValue[]): Pred {
+  return new PredObject(type, field, undefined, values, undefined, undefined, undefined, undefined) as unknown as Pred;
+}
+
+/** `is_null`, `not_null`, `truthy`, `falsy` of a field. */
+export function unaryAtom(type: UnaryAtom['type'], field: string): Pred {
+  return new PredObject(type, field, undefined, undefined, undefined, undefined, undefined, undefined) as unknown as Pred;
+}
+
+/** The negation of an ordering or string test. */
+function notOf(condition: CompareAtom | TextAtom): Pred {
+  return new PredObject('not', undefined, undefined, undefined, condition, undefined, undefined, undefined) as unknown as Pred;
+}
+
+/** A conjunction or disjunction of the given conditions as they are (see `and`/`or`). */
+export function junctionOf(type: 'and' | 'or', conditions: readonly Pred[]): Pred {
+  return new PredObject(type, undefined, undefined, undefined, undefined, conditions, undefined, undefined) as unknown as Pred;
+}
+
+/** A condition no format can express (`negated`: its negation). */
+export function unsupportedPred(reason: string, negated = false): Pred {
+  return new PredObject('unsupported', undefined, undefined, undefined, undefined, undefined, reason, negated ? true : undefined) as unknown as Pred;
+}
+
 /** The constant true predicate. */
-export const ALWAYS: Pred = { type: 'always' };
+export const ALWAYS: Pred = new PredObject('always', undefined, undefined, undefined, undefined, undefined, undefined, undefined) as unknown as Pred;
 /** The constant false predicate. */
-export const NEVER: Pred = { type: 'never' };
+export const NEVER: Pred = new PredObject('never', undefined, undefined, undefined, undefined, undefined, undefined, undefined) as unknown as Pred;
 // Frozen with their caches filled in (a frozen object cannot take them later).
 Object.assign(ALWAYS, { [KEY]: 'always', [NEGATION]: NEVER });
 Object.assign(NEVER, { [KEY]: 'never', [NEGATION]: ALWAYS });
@@ -116,7 +193,7 @@ function junction(type: 'and' | 'or', conditions: readonly Pred[]): Pred {
   for (const c of conditions) if (!addTo(type, c, out, seen)) return type === 'and' ? NEVER : ALWAYS;
   if (out.length === 0) return type === 'and' ? ALWAYS : NEVER;
   if (out.length === 1) return out[0]!;
-  return { type, conditions: out };
+  return junctionOf(type, out);
 }
 
 /** Adds `p` (flattened) to a junction being built; false when it decides the whole junction. */
@@ -166,15 +243,15 @@ function computeNegation(p: Pred): Pred {
       return p.condition;
     case 'eq':
     case 'ne':
-      return { type: NEGATED_TYPE[p.type], field: p.field, value: p.value };
+      return valueAtom(NEGATED_TYPE[p.type], p.field, p.value);
     case 'in':
     case 'not_in':
-      return { type: NEGATED_TYPE[p.type], field: p.field, values: p.values };
+      return listAtom(NEGATED_TYPE[p.type], p.field, p.values);
     case 'is_null':
     case 'not_null':
     case 'truthy':
     case 'falsy':
-      return { type: NEGATED_TYPE[p.type], field: p.field };
+      return unaryAtom(NEGATED_TYPE[p.type], p.field);
     case 'lt':
     case 'le':
     case 'gt':
@@ -182,9 +259,9 @@ function computeNegation(p: Pred): Pred {
     case 'contains':
     case 'starts_with':
     case 'ends_with':
-      return { type: 'not', condition: p };
+      return notOf(p);
     case 'unsupported':
-      return p.negated === true ? { type: 'unsupported', reason: p.reason } : { type: 'unsupported', reason: p.reason, negated: true };
+      return unsupportedPred(p.reason, p.negated !== true);
   }
 }
 

@@ -14,7 +14,23 @@
 import type { JsonValue } from '../expr/ast.js';
 import { decide } from './atoms.js';
 import { reduceField } from './field-reduce.js';
-import { ALWAYS, NEVER, and, fieldOf, fieldsOf, isLiteral, keyOf, negate, or, type Literal, type Pred } from './predicate.js';
+import {
+  ALWAYS,
+  FIELDS,
+  NEVER,
+  REDUCED,
+  TAUTOLOGY,
+  TRIGGERS,
+  and,
+  fieldOf,
+  fieldsOf,
+  isLiteral,
+  keyOf,
+  negate,
+  or,
+  type Literal,
+  type Pred,
+} from './predicate.js';
 
 /** A path: the conjunction of its conditions. */
 export type Path = readonly Pred[];
@@ -61,7 +77,6 @@ export function conjoin(path: Path, p: Pred): Path | null {
  * the predicate (owned by the compiled ruleset's shared conditions, or by one request), not in
  * the module. Only called on `or` nodes, which are never frozen.
  */
-const TAUTOLOGY: unique symbol = Symbol('tautology');
 type WithTautology = Pred & { [TAUTOLOGY]?: boolean };
 
 /** True when a disjunction always holds: its negation (a conjunction) contradicts itself. */
@@ -85,7 +100,6 @@ function literalField(c: Pred): string | undefined {
  * conditions, so a walk meets the same pairs on every request. Bounded: a full memo starts over
  * (a shared literal also meets the literals of single requests, which must not pile up on it).
  */
-const REDUCED: unique symbol = Symbol('reduced');
 const REDUCED_MAX = 16;
 type WithReduced = Literal & { [REDUCED]?: Map<Literal, readonly Literal[] | null> };
 
@@ -180,7 +194,6 @@ export function finishPath(path: Path): Path | null {
  * Per-object memo of the keys of the literals inside a junction and of their negations: `assume`
  * changes a junction only when one of them is a fact or one of its fields is pinned.
  */
-const TRIGGERS: unique symbol = Symbol('triggers');
 type WithTriggers = Pred & { [TRIGGERS]?: readonly string[] };
 
 function triggersOf(p: Pred, out: string[] = []): string[] {
@@ -205,7 +218,6 @@ function mayAssume(p: Pred, facts: ReadonlySet<string>, pinned: ReadonlyMap<stri
  * Per-object memo of the fields a junction reads (like `isTautology`'s): junctions are never
  * frozen, and the shared ones belong to the compiled ruleset.
  */
-const FIELDS: unique symbol = Symbol('fields');
 type WithFields = Pred & { [FIELDS]?: readonly string[] };
 
 function junctionFields(p: Pred): readonly string[] {

@@ -16,7 +16,7 @@
 import type { JsonValue } from '../expr/ast.js';
 import { likePattern, sqlLiteral } from './escape.js';
 import { hasNul } from './nul.js';
-import type { Pred } from './predicate.js';
+import { SQL_TEXT, type Pred } from './predicate.js';
 
 const OPS = { eq: '=', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' } as const;
 const NOT_OPS = { lt: '>=', le: '>', gt: '<=', ge: '<' } as const;
@@ -53,7 +53,6 @@ export function toSqlAnswer(tree: Pred, columns: ReadonlyMap<string, string>): {
  * is built once per ruleset and column map, not once per occurrence and request. A symbol key
  * like predicate.ts's caches: invisible to JSON and to the other emitters.
  */
-const SQL_TEXT: unique symbol = Symbol('sql');
 interface SqlText {
   /** The column map of the last answer that read it (an atom: its column is then `column`). */
   readonly columns: ReadonlyMap<string, string>;
@@ -68,7 +67,7 @@ type WithSql = Pred & { [SQL_TEXT]?: SqlText };
 /** The field an atom reads (the column its text starts with), or null for a constant. */
 function atomField(p: Pred): string | null {
   if (p.type === 'not') return p.condition.field;
-  return 'field' in p ? p.field : null;
+  return (p as { field?: string }).field ?? null;
 }
 
 /** Renders nodes: junctions as text built in one string, atoms from their cached text. */
