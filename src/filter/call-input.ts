@@ -19,7 +19,11 @@
  * argument of the callee's own call steps (`{c: "k"}`), where only the value passes on: there it
  * is `p`, so that the next callee's `c.rest` reads `p.rest` too (calls passing an object on).
  * That holds unless `p` could read differently in the callee: when the arguments were evaluated
- * leniently and the callee is strict (a missing `p` would fail there, null in the engine).
+ * leniently and the callee is strict (a missing `p` would fail there, null in the engine), and
+ * the request's known input does not hold `p`. Where it holds `p` (an object of which it knows
+ * some fields), `p` cannot be missing, and passing `p` on keeps its other fields columns for
+ * the next callee, as they are for the caller; passing the known object itself would make them
+ * missing there (`presence`, part of the memo's key).
  *
  * A call step without `input` inside a mapped callee passes on the same input object: its callee
  * is rewritten with the same arguments (and its input variable bound to the same object).
@@ -52,7 +56,12 @@ export interface MappedCallee {
   readonly argsFieldMissing: FieldMissing;
   /** The mapped callees of the call steps inside this one. */
   readonly callSites: CallSites;
+  /** Which input-path arguments the request's known input holds (`presence`): the rewrite depends on it. */
+  readonly presence: string;
 }
+
+/** Whether the request's known input holds an input path (partial-eval.ts `isKnownPresent`). */
+export type Present = (segments: readonly (string | number)[]) => boolean;
 
 /**
  * `callee` as called by `call`, its input built by `args` (the call's own `input`, or the
@@ -65,13 +74,26 @@ export function mappedCallee(
   callee: CompiledRuleset,
   args: readonly ArgumentInfo[],
   argsFieldMissing: FieldMissing,
+  present: Present,
 ): MappedCallee {
+  const presence = presenceOf(callee, args, argsFieldMissing, present);
   let m = sites.get(call);
-  if (m === undefined || m.callee !== callee) {
-    m = build(callee, args, argsFieldMissing);
+  if (m === undefined || m.callee !== callee || m.presence !== presence) {
+    m = build(callee, args, argsFieldMissing, presence);
     sites.set(call, m);
   }
   return m;
+}
+
+/**
+ * For each argument that is an input path, whether the known input holds it ('1') or not ('0');
+ * '' when the rewrite does not depend on it (`passOn` holds for every argument).
+ */
+function presenceOf(callee: CompiledRuleset, args: readonly ArgumentInfo[], argsFieldMissing: FieldMissing, present: Present): string {
+  if (argsFieldMissing === 'strict' || callee.fieldMissing === 'lenient') return '';
+  let out = '';
+  for (const a of args) out += a.ast.kind === 'path' && a.ast.scope === 'input' && present(a.ast.segments) ? '1' : '0';
+  return out;
 }
 
 /** A variable name the callee neither sets nor receives a call result in. */
@@ -86,23 +108,39 @@ function freeName(callee: CompiledRuleset): string {
   return name;
 }
 
-function build(callee: CompiledRuleset, argList: readonly ArgumentInfo[], argsFieldMissing: FieldMissing): MappedCallee {
+function build(callee: CompiledRuleset, argList: readonly ArgumentInfo[], argsFieldMissing: FieldMissing, presence: string): MappedCallee {
   const inputVar = freeName(callee);
   const args = new Map<string, Node>();
-  for (const a of argList) args.set(a.key, a.ast);
+  // The keys whose argument is an input path the known input holds (it cannot be missing).
+  const held = new Set<string>();
+  argList.forEach((a, i) => {
+    args.set(a.key, a.ast);
+    if (presence[i] === '1') held.add(a.key);
+  });
   const rw = (node: Node): Node => rewrite(node, args, inputVar);
   // A whole argument `k` of a nested call is `p` where `k` maps to the input path `p` (see the module comment).
   const passOn = argsFieldMissing === 'strict' || callee.fieldMissing === 'lenient';
   const rwArg = (node: Node): Node => {
-    if (passOn && node.kind === 'path' && node.scope === 'input' && node.segments.length === 1 && typeof node.segments[0] === 'string') {
-      const arg = args.get(node.segments[0]);
-      if (arg !== undefined && arg.kind === 'path' && arg.scope === 'input') return arg;
+    if (node.kind === 'path' && node.scope === 'input' && node.segments.length === 1 && typeof node.segments[0] === 'string') {
+      const key = node.segments[0];
+      const arg = args.get(key);
+      if ((passOn || held.has(key)) && arg !== undefined && arg.kind === 'path' && arg.scope === 'input') return arg;
     }
     return rw(node);
   };
   const steps = new Map<string, StepInfo>();
   for (const [id, step] of callee.steps) steps.set(id, Object.freeze(rewriteStep(step, rw, rwArg)));
-  return Object.freeze({ callee, steps, memo: newExprMemo(), sharedConditions: new Map(), inputVar, args: argList, argsFieldMissing, callSites: new Map() });
+  return Object.freeze({
+    callee,
+    steps,
+    memo: newExprMemo(),
+    sharedConditions: new Map(),
+    inputVar,
+    args: argList,
+    argsFieldMissing,
+    callSites: new Map(),
+    presence,
+  });
 }
 
 function rewriteStep(step: StepInfo, rw: (n: Node) => Node, rwArg: (n: Node) => Node): StepInfo {

@@ -451,6 +451,12 @@ function call(name: string, argNodes: readonly Node[], known: KnownInput): Resid
   return { kind: 'call', name, args };
 }
 
+/** True when the known input holds `segments` (a value, not unknown and not unresolvable). */
+export function isKnownPresent(root: JsonValue, segments: readonly (string | number)[]): boolean {
+  const v = lookup(root, segments);
+  return v !== UNKNOWN && v !== MISSING;
+}
+
 const UNKNOWN = Symbol('unknown');
 const MISSING = Symbol('missing');
 

@@ -46,7 +46,7 @@ import type { JsonValue, Node } from '../expr/ast.js';
 import { mappedCallee, type CallSites, type MappedCallee } from './call-input.js';
 import { toBranch, toCondition, type Branch } from './condition.js';
 import { SAFE, both, guardOf, type Guard } from './guard.js';
-import { ignoresKnownInput, knownKey, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
+import { ignoresKnownInput, isKnownPresent, knownKey, partialEval, readsVariables, type KnownInput, type Residual, type StructLeaf } from './partial-eval.js';
 import { findUnsupported } from './predicate.js';
 import { KNOWN_MAX, liveFor, prepare, type PreparedRuleset } from './prepare.js';
 import { EMPTY_PLAN_PATH, PathIds, conjoinPlan, type PlanPath } from './plan-path.js';
@@ -148,6 +148,7 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
    * inside a mapped callee, that callee's: the same input object passes on).
    */
   const plainScopes = new Map<CompiledRuleset, Scope>();
+  const present = (segments: readonly (string | number)[]): boolean => isKnownPresent(root, segments);
   const mappedScopes = new Map<CallInfo, Map<CompiledRuleset, Scope>>();
   const calleeScope = (owner: Scope, call: CallInfo, callee: CompiledRuleset): Scope => {
     if (call.input === null && owner.mapped === null) {
@@ -175,8 +176,8 @@ export function planPaths(prepared: PreparedRuleset, known: KnownInput, targets:
     if (s === undefined) {
       const m =
         call.input !== null
-          ? mappedCallee(owner.callSites, call, callee, call.input, owner.known.fieldMissing)
-          : mappedCallee(owner.callSites, call, callee, owner.mapped!.args, owner.mapped!.argsFieldMissing);
+          ? mappedCallee(owner.callSites, call, callee, call.input, owner.known.fieldMissing, present)
+          : mappedCallee(owner.callSites, call, callee, owner.mapped!.args, owner.mapped!.argsFieldMissing, present);
       s = newScope(
         m.steps,
         callee.entryStep,

@@ -360,7 +360,10 @@ test('the rewritten callee is memoized per (call step, callee version) in the ca
     n === 'risk' ? v1 : undefined,
   );
   assert.equal(sites.get(call), first, 'built once for (call step, callee version)');
-  assert.equal(mappedCallee(sites, call, v1, call.input!, 'lenient'), first);
+  assert.equal(
+    mappedCallee(sites, call, v1, call.input!, 'lenient', () => false),
+    first,
+  );
   // A callee update takes effect for the caller's next filter at once, and replaces the entry.
   assert.deepEqual(generateFilter(callerC, req, (n) => (n === 'risk' ? v2 : undefined)).filter, { type: 'gt', field: 'order_total', value: 200 });
   assert.equal(sites.size, 1);
@@ -398,6 +401,39 @@ test('an object passed on through two calls keeps reading the caller field below
   assert.equal(r.response.exact, true);
   assert.deepEqual(r.response.unknown_fields, ['order.amount', 'order.country']);
   assert.equal(r.truth, 1);
+});
+
+test('a strict callee passes on a partly known object: its unknown fields stay columns for the next callee', () => {
+  // The caller evaluates `o` leniently, `b` is strict: where the known input holds `order`, it
+  // cannot be missing, so `b` passes the caller's `order` on (its unknown fields are columns for
+  // `c` too); where it does not, `b` passes its own input's value (no known fields).
+  const a = caller('b', '$r.code == "HIGH"', { o: 'order' });
+  const b: RulesetDoc = {
+    config: { name: 'b', entry_step: 'c', field_missing: 'strict' },
+    steps: {
+      c: { type: 'call', ruleset: 'c', input: { deep: 'o' }, result: 'x', next_step: 'd' },
+      d: { type: 'decision', branches: [{ condition: '$x.code == "HIGH"', next_step: 'high' }], default_next: 'low' },
+      high: { type: 'terminal', result: { code: 'HIGH' } },
+      low: { type: 'terminal', result: { code: 'LOW' } },
+    },
+  };
+  const c = callee('c', 'deep.amount > 10 && deep.level == 1', { seen: 'deep.amount + 1' });
+  const rows = grid({ 'order.amount': [5, 20, null] });
+  const known = check(a, [b, c], rows, { known: { order: { level: 1 } } });
+  assert.equal(known.response.exact, true);
+  assert.deepEqual(known.response.unknown_fields, ['order.amount']);
+  assert.equal(known.truth, 1);
+  // The same compiled caller (its memo of b keyed by what the known input holds) for other requests.
+  const compiled = compileRuleset(a);
+  const calls = resolver([b, c]);
+  for (const k of [{ order: { level: 1 } }, {}, { order: { level: 2 } }, { order: { level: 1 } }]) {
+    const body = { known_input: k, target_results: ['MATCH'], format: 'json' };
+    assert.deepEqual(
+      generateFilter(compiled, parseFilterRequest(body), calls),
+      generateFilter(compileRuleset(a), parseFilterRequest(body), calls),
+      JSON.stringify(k),
+    );
+  }
 });
 
 test('a call without input inside a mapped callee passes the same input object on', () => {
