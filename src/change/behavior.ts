@@ -33,7 +33,7 @@ import type { JsonFilterNode } from '../filter/index.js';
 import type { Input } from '../analysis/witness.js';
 import { conjoinPair, indexPath, type IndexedPath, type PairRegion } from './pairs.js';
 import { WitnessSearch } from './witness.js';
-import { jsonEqual } from './structural-diff.js';
+import { jsonEqual } from '../ruleset/json.js';
 import type { JsonValue } from '../expr/ast.js';
 
 /** Default bound on the paths collected per code and version. */

@@ -3,7 +3,8 @@
  * the behavioural diff of two compiled versions, and the impact of a candidate over inputs.
  * Pure: no `node:*`, no logger, no clock of its own.
  */
-export { structuralDiff, jsonEqual } from './structural-diff.js';
+export { structuralDiff } from './structural-diff.js';
+export { jsonEqual } from '../ruleset/json.js';
 export { impact, ImpactStopped, MAX_IMPACT_EXAMPLES, ERROR_OUTCOME_PREFIX, type ImpactLimits } from './impact.js';
 export type { Behavior, BehaviorFn, ChangeOp, ImpactExample, ImpactReport, ImpactTransition, StructuralChange } from './types.js';
 export {

@@ -15,7 +15,7 @@
  * Key order inside an object is not a change (JSON objects are unordered).
  */
 import type { JsonValue } from '../expr/ast.js';
-import { joinKey } from '../ruleset/json.js';
+import { joinKey, jsonEqual } from '../ruleset/json.js';
 import type { RulesetDoc } from '../ruleset/model.js';
 import type { StructuralChange } from './types.js';
 
@@ -96,22 +96,4 @@ function diffArray(
 
 function isObject(v: JsonValue): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Deep equality of JSON values (object key order ignored). */
-export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i]!, b[i]!)) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.hasOwn(b, k) || !jsonEqual((a as JsonObject)[k]!, (b as JsonObject)[k]!)) return false;
-  }
-  return true;
 }
