@@ -64,6 +64,18 @@ function has(lo: number, hi: number, id: number): boolean {
   return id < 32 ? (lo & (1 << id)) !== 0 : (hi & (1 << (id - 32))) !== 0;
 }
 
+/** `pp`'s sets with other conditions (to be brought up to date by the caller). */
+function withItems(pp: PlanPath, items: Path): Building {
+  return { items, lo: pp.lo, hi: pp.hi, jlo: pp.jlo, jhi: pp.jhi };
+}
+
+/** Sets (or clears) the bit of field `id` of a path being built. */
+function setField(pp: Building, id: number, on = true): void {
+  const bit = 1 << (id & 31);
+  if (id < 32) pp.lo = on ? pp.lo | bit : pp.lo & ~bit;
+  else pp.hi = on ? pp.hi | bit : pp.hi & ~bit;
+}
+
 /** True when a literal of `items` reads `field`. */
 function readsField(items: Path, field: string): boolean {
   for (const c of items) if (isLiteral(c) && fieldOf(c) === field) return true;
@@ -104,10 +116,10 @@ export function conjoinPlan(pp: PlanPath, p: Pred, ids: PathIds): PlanPath | nul
       const id = ids.key(keyOf(p));
       if (id < 0) {
         const items = conjoin(pp.items, p);
-        return items === pp.items ? pp : items === null ? null : { items, lo: pp.lo, hi: pp.hi, jlo: pp.jlo, jhi: pp.jhi };
+        return items === pp.items ? pp : items === null ? null : withItems(pp, items);
       }
       if (has(pp.jlo, pp.jhi, id)) return pp; // a member has its key: a duplicate
-      const out: Building = { items: [...pp.items, p], lo: pp.lo, hi: pp.hi, jlo: pp.jlo, jhi: pp.jhi };
+      const out = withItems(pp, [...pp.items, p]);
       if (id < 32) out.jlo |= 1 << id;
       else out.jhi |= 1 << (id - 32);
       return out;
@@ -117,17 +129,12 @@ export function conjoinPlan(pp: PlanPath, p: Pred, ids: PathIds): PlanPath | nul
   }
 }
 
-function setField(pp: Building, id: number): void {
-  if (id < 32) pp.lo |= 1 << id;
-  else pp.hi |= 1 << (id - 32);
-}
-
 function addLiteral(pp: PlanPath, p: Literal, ids: PathIds): PlanPath | null {
   const field = fieldOf(p);
   const id = ids.field(field);
   if (id >= 0 && !has(pp.lo, pp.hi, id)) {
     // NOTE (speed): the common case, a new field: appended without a scan.
-    const out: Building = { items: [...pp.items, p], lo: pp.lo, hi: pp.hi, jlo: pp.jlo, jhi: pp.jhi };
+    const out = withItems(pp, [...pp.items, p]);
     setField(out, id);
     return out;
   }
@@ -150,14 +157,11 @@ function addLiteral(pp: PlanPath, p: Literal, ids: PathIds): PlanPath | null {
     if (at >= 0) {
       const reduced = reducePair(items[at] as Literal, p);
       if (reduced === null) return null;
-      const out: Building = { items: items.slice(0, at), lo: pp.lo, hi: pp.hi, jlo: pp.jlo, jhi: pp.jhi };
-      const list = out.items as Pred[];
+      const list = items.slice(0, at);
       for (const r of reduced) list.push(r);
       for (let i = at + 1; i < items.length; i++) list.push(items[i]!);
-      if (reduced.length === 0) {
-        if (id < 32) out.lo &= ~(1 << id);
-        else out.hi &= ~(1 << (id - 32));
-      }
+      const out = withItems(pp, list);
+      setField(out, id, reduced.length > 0);
       return out;
     }
   }
@@ -165,12 +169,7 @@ function addLiteral(pp: PlanPath, p: Literal, ids: PathIds): PlanPath | null {
   // literals on this field change, so only its bit is looked at again.
   const next = conjoin(items, p);
   if (next === null) return null;
-  const out: Building = { items: next, lo: pp.lo, hi: pp.hi, jlo: pp.jlo, jhi: pp.jhi };
-  if (id >= 0) {
-    const bit = id < 32 ? 1 << id : 1 << (id - 32);
-    const present = readsField(next, field);
-    if (id < 32) out.lo = present ? out.lo | bit : out.lo & ~bit;
-    else out.hi = present ? out.hi | bit : out.hi & ~bit;
-  }
+  const out = withItems(pp, next);
+  if (id >= 0) setField(out, id, readsField(next, field));
   return out;
 }

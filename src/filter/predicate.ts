@@ -127,7 +127,7 @@ class PredObject {
 }
 
 /** `field <type> value` as built (atoms.ts gives the canonical forms). */
-export function valueAtom<T extends CompareType | TextType>(type: T, field: string, value: JsonValue): Pred {
+export function valueAtom(type: CompareType | TextType, field: string, value: JsonValue): Pred {
   return new PredObject(type, field, value, undefined, undefined, undefined, undefined, undefined) as unknown as Pred;
 }
 
