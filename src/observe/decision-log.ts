@@ -5,10 +5,11 @@
  *   {decision_id, timestamp, tenant, ruleset, version, content_hash, input, code, output, path,
  *    duration_us, principal}   (+ `error: {code}` for a failed execution)
  *
- * Off the execution path: `push` only queues the entry (references, ../service/ports.ts); a
- * drain `DRAIN_DELAY_MS` after the first queued entry masks copies of input and output
- * (`config.mask`, ../ruleset/mask.ts), serializes and appends them in one write. The queue is bounded: when the disk is slow and it
- * is full, a new entry is dropped and counted (`queue_full`), never waited for. A failed write
+ * `push` masks copies of input and output (`config.mask`, ../ruleset/mask.ts), serializes the
+ * entry and encodes its line into the batch's buffer (`LinePacker`); the disk is off the
+ * execution path: a drain `DRAIN_DELAY_MS` after the first queued line appends the batch, one
+ * write per buffer of whole lines. The queue is bounded, in lines and in bytes: when the disk
+ * is slow and it is full, a new entry is dropped and counted (`queue_full`), never waited for. A failed write
  * drops its lines and counts them by the error (`enospc`, `eacces`, `enotdir`...); for
  * `retryMs` after a failure, entries are dropped without touching the disk, then the file is
  * tried again. The server keeps answering through all of it (docs/observability.md).
@@ -41,22 +42,81 @@ export const QUEUE_FULL = 'queue_full';
  */
 export const DRAIN_DELAY_MS = 5;
 
-/** Largest text of one write, in UTF-16 code units (a quarter of node's 512 KiB write chunk, for multi-byte text). */
-const MAX_WRITE_CHARS = 128 * 1024;
+/**
+ * Bytes of one write: whole lines, and a line longer than this alone. NOTE (svc-cluster: workers
+ * share the day's file): each write holds whole lines and stays under node's write chunk (512
+ * KiB) unless one line is longer, so one O_APPEND write() never interleaves inside a line.
+ */
+export const SEGMENT_BYTES = 128 * 1024;
 
-/** `lines` joined (each ending in a newline) into texts of at most `max` characters, unless a single line is longer. */
-export function chunks(lines: readonly string[], max: number): string[] {
-  const out: string[] = [];
-  let current = '';
-  for (const line of lines) {
-    if (current.length > 0 && current.length + line.length + 1 > max) {
-      out.push(current);
-      current = '';
+/** Default bound of the queue in bytes of encoded lines (besides `capacity` in lines). */
+export const DEFAULT_DECISION_QUEUE_BYTES = 64 * 1024 * 1024;
+
+/** Encoded lines (UTF-8, each ending in a newline) of one daily file: one write. */
+export class Segment {
+  /** Bytes of `buf` in use. */
+  used = 0;
+  lines = 0;
+  constructor(
+    /** The daily file (`decisionFileName`). */
+    readonly name: string,
+    readonly buf: Buffer,
+  ) {}
+}
+
+/**
+ * The queued lines, encoded as they come into buffers of `size` bytes (a longer line gets a
+ * buffer of its own), one daily file per buffer. NOTE (speed, bench/NOTES.md "Decision
+ * records"): a record is a few hundred bytes in a reused buffer until its write, instead of the
+ * entry and everything it references waiting on the heap and a batch-sized string built and
+ * encoded at the drain.
+ */
+export class LinePacker {
+  /** Lines and bytes queued. */
+  lines = 0;
+  bytes = 0;
+  private readonly full: Segment[] = [];
+  private open: Segment | null = null;
+  /** Buffers of written segments, reused (at most two kept). */
+  private readonly spare: Buffer[] = [];
+
+  constructor(private readonly size: number = SEGMENT_BYTES) {}
+
+  /** Queues `line` (without newline) for the daily file `name`. */
+  add(name: string, line: string): void {
+    // UTF-8 needs at most 3 bytes per UTF-16 code unit; the exact length is measured only near the end of a buffer.
+    const bound = line.length * 3 + 1;
+    let seg = this.open;
+    if (seg !== null && (seg.name !== name || (seg.used + bound > seg.buf.length && seg.used + Buffer.byteLength(line) + 1 > seg.buf.length))) {
+      this.full.push(seg);
+      seg = null;
     }
-    current += `${line}\n`;
+    if (seg === null) {
+      const need = bound > this.size ? Buffer.byteLength(line) + 1 : 0;
+      seg = this.open = new Segment(name, need > this.size ? Buffer.allocUnsafe(need) : (this.spare.pop() ?? Buffer.allocUnsafe(this.size)));
+    }
+    const n = seg.buf.write(line, seg.used) + 1;
+    seg.buf[seg.used + n - 1] = 0x0a;
+    seg.used += n;
+    seg.lines++;
+    this.lines++;
+    this.bytes += n;
   }
-  if (current.length > 0) out.push(current);
-  return out;
+
+  /** Takes every queued segment, in order (the queue is then empty). */
+  take(): Segment[] {
+    const out = this.full.splice(0);
+    if (this.open !== null) out.push(this.open);
+    this.open = null;
+    this.lines = 0;
+    this.bytes = 0;
+    return out;
+  }
+
+  /** A written (or dropped) segment's buffer goes back for reuse. */
+  recycle(seg: Segment): void {
+    if (seg.buf.length === this.size && this.spare.length < 2) this.spare.push(seg.buf);
+  }
 }
 
 /** Options of `DecisionLog`. */
@@ -64,6 +124,8 @@ export interface DecisionLogOptions {
   readonly dir: string;
   /** Most entries waiting to be written (default 10,000); more are dropped. */
   readonly capacity?: number;
+  /** Most bytes of encoded lines waiting to be written (default 64 MiB); more are dropped. */
+  readonly capacityBytes?: number;
   /** After a failed write, drop without trying the disk for this long (ms, default 1000). */
   readonly retryMs?: number;
   /** Monotonic-enough clock for the retry pause (ms, default Date.now). */
@@ -137,8 +199,10 @@ function timestamp(ms: number): string {
 
 /**
  * The JSON line (without newline) of one entry, with masked copies of its input and output.
- * NOTE (speed): written as text in the field order of the record; the version's fields are
- * serialised once (`VersionFacts.fragment`), the rest with JSON.stringify per value.
+ * NOTE (speed, bench/NOTES.md "Decision records"): written as text in the field order of the
+ * record; the version's fields are serialised once (`VersionFacts.fragment`), the fields that
+ * repeat from record to record (tenant, code, path, principal, a terminal's static output)
+ * reuse the last record's text when they are the same, the rest is JSON.stringify per value.
  */
 export function decisionLine(e: DecisionEntry): string {
   const facts = versionFacts(e.compiled);
@@ -146,11 +210,41 @@ export function decisionLine(e: DecisionEntry): string {
   const input = mask.length === 0 ? e.input : maskCopy(e.input, mask);
   const output = mask.length === 0 || e.output === null ? e.output : maskCopy(e.output, mask);
   let line =
-    `{"decision_id":${JSON.stringify(e.id)},"timestamp":"${timestamp(e.at)}","tenant":${JSON.stringify(e.tenant)}${facts.fragment}` +
-    `,"input":${JSON.stringify(input) ?? 'null'},"code":${JSON.stringify(e.code)},"output":${JSON.stringify(output) ?? 'null'}` +
-    `,"path":${JSON.stringify(e.path)},"duration_us":${JSON.stringify(e.durationUs)},"principal":${JSON.stringify(e.principal)}`;
+    `{"decision_id":${JSON.stringify(e.id)},"timestamp":"${timestamp(e.at)}","tenant":${jsonText(e.tenant, lastTenant)}${facts.fragment}` +
+    `,"input":${JSON.stringify(input) ?? 'null'},"code":${jsonText(e.code, lastCode)},"output":${outputText(output)}` +
+    `,"path":${jsonText(e.path, lastPath)},"duration_us":${e.durationUs === null ? 'null' : String(e.durationUs)},"principal":${jsonText(e.principal, lastPrincipal)}`;
   if (e.error !== null) line += `,"error":${JSON.stringify(e.error)}`;
   return `${line}}`;
+}
+
+/** The last string of one field and its JSON text (consecutive records mostly repeat them). */
+interface LastText {
+  value: string | null;
+  text: string;
+}
+const lastTenant: LastText = { value: null, text: 'null' };
+const lastCode: LastText = { value: null, text: 'null' };
+const lastPath: LastText = { value: null, text: 'null' };
+const lastPrincipal: LastText = { value: null, text: 'null' };
+
+/** The JSON text of a string field, reusing the last one when the value repeats. */
+function jsonText(value: string | null, last: LastText): string {
+  if (value === last.value) return last.text;
+  last.value = value;
+  last.text = value === null ? 'null' : JSON.stringify(value);
+  return last.text;
+}
+
+/** The last output object serialized (a terminal's static output is one frozen object), and its text. */
+let lastOutput: unknown = undefined;
+let lastOutputText = 'null';
+
+function outputText(output: unknown): string {
+  if (output === lastOutput && Object.isFrozen(output)) return lastOutputText;
+  const text = JSON.stringify(output) ?? 'null';
+  lastOutput = output;
+  lastOutputText = text;
+  return text;
 }
 
 /** The decision log writer (see the module comment). */
@@ -160,8 +254,9 @@ export class DecisionLog implements DecisionSink {
   /** Records dropped, by reason. */
   readonly dropped = new Map<string, number>([[QUEUE_FULL, 0]]);
 
-  private queue: DecisionEntry[] = [];
+  private readonly packer = new LinePacker();
   private readonly capacity: number;
+  private readonly capacityBytes: number;
   private readonly retryMs: number;
   private readonly now: () => number;
   private readonly schedule: (fn: () => void) => void;
@@ -176,18 +271,30 @@ export class DecisionLog implements DecisionSink {
 
   constructor(private readonly options: DecisionLogOptions) {
     this.capacity = options.capacity ?? DEFAULT_DECISION_QUEUE;
+    this.capacityBytes = options.capacityBytes ?? DEFAULT_DECISION_QUEUE_BYTES;
     this.retryMs = options.retryMs ?? 1000;
     this.now = options.now ?? Date.now;
     this.schedule = options.schedule ?? ((fn) => void setTimeout(fn, DRAIN_DELAY_MS).unref());
   }
 
-  /** Queues one entry; drops and counts it when the queue is full or the log is closed. Never throws. */
+  /**
+   * Serializes one entry into the queue; drops and counts it when the queue is full or the log
+   * is closed (`queue_full`), or when it cannot be serialized (`serialize_error`). Never throws.
+   */
   push(entry: DecisionEntry): void {
-    if (this.closed || this.queue.length >= this.capacity) {
+    const packer = this.packer;
+    if (this.closed || packer.lines >= this.capacity || packer.bytes >= this.capacityBytes) {
       this.count(QUEUE_FULL, 1);
       return;
     }
-    this.queue.push(entry);
+    let line: string;
+    try {
+      line = decisionLine(entry);
+    } catch {
+      this.count('serialize_error', 1);
+      return;
+    }
+    packer.add(decisionFileName(entry.at), line);
     if (!this.scheduled && this.draining === null) this.scheduleDrain();
   }
 
@@ -198,14 +305,14 @@ export class DecisionLog implements DecisionSink {
 
   /** Entries waiting to be written. */
   get pending(): number {
-    return this.queue.length;
+    return this.packer.lines;
   }
 
   /** Writes what is queued, then closes the file; later entries are dropped. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.draining !== null) await this.draining;
-    if (this.queue.length > 0) await this.drain();
+    if (this.packer.lines > 0) await this.drain();
     const file = this.file;
     this.file = null;
     await file?.handle.close().catch(() => undefined);
@@ -213,7 +320,7 @@ export class DecisionLog implements DecisionSink {
 
   /** Resolves once everything queued so far is written or dropped (tests, shutdown). */
   async flush(): Promise<void> {
-    while (this.draining !== null || this.queue.length > 0) {
+    while (this.draining !== null || this.packer.lines > 0) {
       if (this.draining !== null) await this.draining;
       else await this.drain();
     }
@@ -221,64 +328,43 @@ export class DecisionLog implements DecisionSink {
 
   private readonly startDrain = (): void => {
     this.scheduled = false;
-    if (this.draining === null && this.queue.length > 0) void this.drain();
+    if (this.draining === null && this.packer.lines > 0) void this.drain();
   };
 
   /**
-   * Writes the queued entries as one batch. Entries queued while it writes wait for the next
-   * scheduled drain (not written at once in a batch of the few that arrived meanwhile).
+   * Writes the queued lines, one write per segment. Lines queued while it writes wait for the
+   * next scheduled drain (not written at once in a batch of the few that arrived meanwhile).
    */
   private drain(): Promise<void> {
     const run = async (): Promise<void> => {
       try {
-        const batch = this.queue;
-        this.queue = [];
-        await this.writeBatch(batch);
+        for (const seg of this.packer.take()) {
+          await this.write(seg);
+          this.packer.recycle(seg);
+        }
       } finally {
         this.draining = null;
-        if (this.queue.length > 0 && !this.closed && !this.scheduled) this.scheduleDrain();
+        if (this.packer.lines > 0 && !this.closed && !this.scheduled) this.scheduleDrain();
       }
     };
     this.draining = run();
     return this.draining;
   }
 
-  /** Appends a batch, one write per daily file it spans (usually one). */
-  private async writeBatch(batch: DecisionEntry[]): Promise<void> {
-    let start = 0;
-    while (start < batch.length) {
-      const name = decisionFileName((batch[start] as DecisionEntry).at);
-      const lines: string[] = [];
-      let end = start;
-      for (; end < batch.length; end++) {
-        const e = batch[end] as DecisionEntry;
-        if (end > start && decisionFileName(e.at) !== name) break;
-        try {
-          lines.push(decisionLine(e));
-        } catch {
-          this.count('serialize_error', 1);
-        }
-      }
-      if (lines.length > 0) await this.append(name, lines);
-      start = end;
-    }
-  }
-
-  private async append(name: string, lines: string[]): Promise<void> {
+  /** Appends one segment to its daily file, or drops and counts its lines. */
+  private async write(seg: Segment): Promise<void> {
     if (this.failReason !== null && this.now() < this.failedUntil) {
-      this.count(this.failReason, lines.length);
+      this.count(this.failReason, seg.lines);
       return;
     }
     try {
-      const handle = await this.handleFor(name);
-      // NOTE (svc-cluster: workers share the day's file): each write holds whole lines and stays
-      // under node's write chunk (512 KiB), so one O_APPEND write() never interleaves inside a line.
-      for (const chunk of chunks(lines, MAX_WRITE_CHARS)) await handle.appendFile(chunk);
+      const handle = await this.handleFor(seg.name);
+      for (let done = 0; done < seg.used;) done += (await handle.write(seg.buf, done, seg.used - done)).bytesWritten;
     } catch (err) {
-      await this.failed(err, name, lines.length);
+      await this.failed(err, seg.name, seg.lines);
       return;
     }
-    this.written += lines.length;
+    this.written += seg.lines;
     if (this.failReason !== null) {
       this.options.logger?.info({ dir: this.options.dir }, 'decision records are written again');
       this.failReason = null;

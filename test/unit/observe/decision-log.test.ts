@@ -13,7 +13,7 @@ import { afterEach, test } from 'node:test';
 import { Registry } from 'prom-client';
 import {
   DecisionLog,
-  chunks,
+  LinePacker,
   contentHash,
   decisionFileName,
   decisionIdPrefix,
@@ -282,8 +282,77 @@ test('id prefixes differ between processes (random part) and carry the start tim
   assert.notEqual(a, b);
 });
 
-test('writes hold whole lines and stay under the chunk size (workers sharing a day file never interleave inside a line)', () => {
-  assert.deepEqual(chunks(['aaa', 'bbb', 'cc'], 8), ['aaa\nbbb\n', 'cc\n']);
-  assert.deepEqual(chunks(['a-very-long-line'], 4), ['a-very-long-line\n']);
-  assert.deepEqual(chunks([], 4), []);
+test('writes hold whole lines and stay under the segment size (workers sharing a day file never interleave inside a line)', () => {
+  const packer = new LinePacker(8);
+  for (const line of ['aaa', 'bbb', 'cc']) packer.add('day-1', line);
+  packer.add('day-1', 'a-very-long-line');
+  packer.add('day-1', 'é€');
+  packer.add('day-2', 'x');
+  assert.equal(packer.lines, 6);
+  assert.equal(packer.bytes, 4 + 4 + 3 + 17 + 6 + 2);
+  const segments = packer.take();
+  assert.deepEqual(
+    segments.map((s) => [s.name, s.buf.subarray(0, s.used).toString('utf8'), s.lines]),
+    [
+      ['day-1', 'aaa\nbbb\n', 2],
+      ['day-1', 'cc\n', 1],
+      ['day-1', 'a-very-long-line\n', 1],
+      ['day-1', 'é€\n', 1],
+      ['day-2', 'x\n', 1],
+    ],
+  );
+  assert.equal(packer.lines, 0);
+  assert.equal(packer.bytes, 0);
+  assert.deepEqual(packer.take(), []);
+});
+
+test('a written segment buffer is reused, and what it held before does not leak into the next lines', () => {
+  const packer = new LinePacker(16);
+  packer.add('d', 'first-line-1234');
+  const [first] = packer.take();
+  packer.recycle(first!);
+  packer.add('d', 'ab');
+  const [second] = packer.take();
+  assert.equal(second!.buf, first!.buf, 'the same buffer');
+  assert.equal(second!.buf.subarray(0, second!.used).toString(), 'ab\n');
+});
+
+test('the queue is bounded in bytes too: a record past capacityBytes is dropped and counted as queue_full', async () => {
+  const d = dir();
+  const log = new DecisionLog({ dir: d, capacityBytes: 1, schedule: () => {} });
+  log.push(entry({ id: 'first' }));
+  log.push(entry({ id: 'second' }));
+  assert.equal(log.pending, 1);
+  assert.equal(log.dropped.get('queue_full'), 1);
+  await log.close();
+  assert.deepEqual(
+    lines(join(d, decisionFileName(DAY1))).map((r) => r['decision_id']),
+    ['first'],
+  );
+});
+
+test('a large record (over one segment) is written whole, between the lines queued before and after it', async () => {
+  const d = dir();
+  const log = new DecisionLog({ dir: d, schedule: () => {} });
+  const big = 'x'.repeat(300 * 1024);
+  log.push(entry({ id: 'before' }));
+  log.push(entry({ id: 'big', input: { note: big } }));
+  log.push(entry({ id: 'after' }));
+  await log.close();
+  const records = lines(join(d, decisionFileName(DAY1)));
+  assert.deepEqual(
+    records.map((r) => r['decision_id']),
+    ['before', 'big', 'after'],
+  );
+  assert.equal((records[1]!['input'] as { note: string }).note, big);
+});
+
+test('an entry is serialized when pushed: a later change to its input object is not recorded', async () => {
+  const d = dir();
+  const log = new DecisionLog({ dir: d, schedule: () => {} });
+  const input = { user: { ssn: '1', age: 30 }, cards: [] as string[] };
+  log.push(entry({ id: 'snap', input }));
+  input.user.age = 99;
+  await log.close();
+  assert.deepEqual(lines(join(d, decisionFileName(DAY1)))[0]!['input'], { user: { ssn: '***', age: 30 }, cards: [] });
 });
