@@ -19,7 +19,16 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { JsonValue } from '../expr/ast.js';
 import type { ParsedExpression } from './expressions.js';
 import { checkSchemaPaths } from './schema-paths.js';
-import { compileSubset, isSubsetValidator, subsetMatchesAjv, useSubset, type SchemaValidator } from './schema-subset.js';
+import {
+  compileSubset,
+  isSubsetValidator,
+  subsetMatchesAjv,
+  subsetWalk,
+  useSubset,
+  walkSubset,
+  type SchemaValidator,
+  type SubsetWalk,
+} from './schema-subset.js';
 import { inputPathText } from './schema-text.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -100,7 +109,12 @@ export class InputSchema {
   ) {
     this.#validate = validate;
     this.#walker = walker;
+    this.#walk = walker ? subsetWalk(validate) : null;
+    if (walker && this.#walk === null) throw new Error('a walker schema without its walk');
   }
+
+  /** While `#walker`: what the subset walker walks (called directly, see `walkSubset`). */
+  #walk: SubsetWalk | null;
 
   /** Whether the validator is ajv's generated code ('ajv') or the subset walker ('walker'). */
   get engine(): 'ajv' | 'walker' {
@@ -109,7 +123,19 @@ export class InputSchema {
 
   /** The problems of a whole input (empty when it matches). */
   check(input: unknown): InputProblem[] {
-    if (this.#walker) this.#count();
+    if (this.#walker) {
+      this.#count();
+      const walk = this.#walk;
+      if (this.#walker && walk !== null) {
+        let errors: ReturnType<typeof walkSubset>;
+        try {
+          errors = walkSubset(walk, input);
+        } catch {
+          return this.#afterThrow(input);
+        }
+        return errors === null ? NONE : toProblems(errors);
+      }
+    }
     const validate = this.#validate;
     let ok: boolean;
     try {
@@ -148,6 +174,7 @@ export class InputSchema {
     this.#walker = false;
     try {
       this.#validate = compileAjv(this.schema);
+      this.#walk = null;
     } catch {
       // Not expected (ajv compiles every schema of the subset): the walker stays.
     }

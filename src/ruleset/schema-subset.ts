@@ -111,14 +111,18 @@ class SchemaNode {
   typeMessage = '';
   constValue: JsonValue = null;
   enumValues: readonly JsonValue[] = NO_VALUES;
-  maximum = 0;
-  minimum = 0;
-  exclMax = 0;
-  exclMin = 0;
-  maxLength = 0;
-  minLength = 0;
-  maxItems = 0;
-  minItems = 0;
+  /**
+   * Where the bounds are in the schema's own `bounds` array (see `compileSubset`): the node
+   * holds positions, not values, so schemas that differ only in their bounds share one tree.
+   */
+  maxAt = 0;
+  minAt = 0;
+  exclMaxAt = 0;
+  exclMinAt = 0;
+  maxLengthAt = 0;
+  minLengthAt = 0;
+  maxItemsAt = 0;
+  minItemsAt = 0;
   items: SchemaNode | null = null;
   /** False when `items` is always valid (ajv then generates nothing for it). */
   itemsActive = false;
@@ -158,32 +162,128 @@ function shared<T extends string | number>(list: readonly T[]): readonly T[] {
 }
 
 /**
+ * Trees shared by the schema's shape: its JSON text with every bound (`maximum`, `minLength`...)
+ * left out (`shapeText`). NOTE (speed, bench/NOTES.md "Many rulesets"): rulesets written from
+ * one template (the same fields, their own limits) then walk one tree that stays in the CPU
+ * caches; each schema keeps only its bounds, in one small array. Bounded like the lists: past
+ * `SHARED_SHAPES_MAX` shapes, or for a shape text longer than `SHAPE_TEXT_MAX`, a schema keeps a
+ * tree of its own.
+ */
+const sharedShapes = new Map<string, SchemaNode>();
+const SHARED_SHAPES_MAX = 20_000;
+const SHAPE_TEXT_MAX = 16 * 1024;
+
+/** The bounds of the schema being walked (set by its validator: validators are synchronous). */
+let B: Float64Array = new Float64Array(0);
+const NO_BOUNDS = B;
+
+/**
  * A validator for `schema`, or null when it is outside the subset (see the module comment).
  * Never throws.
  */
 export function compileSubset(schema: JsonValue): SchemaValidator | null {
   if (!SUBSET_USABLE) return null;
-  const root = node(schema);
+  const list: number[] = [];
+  let root = node(schema, list);
   if (root === null) return null;
+  const shape = shapeText(schema);
+  if (shape.length <= SHAPE_TEXT_MAX) {
+    const found = sharedShapes.get(shape);
+    if (found !== undefined) root = found;
+    else if (sharedShapes.size < SHARED_SHAPES_MAX) sharedShapes.set(shape, root);
+  }
+  const walk = new SubsetWalk(root, list.length === 0 ? NO_BOUNDS : Float64Array.from(list));
   const validate: SchemaValidator = (data: unknown): boolean => {
-    found = null;
-    run(root, data, 0);
-    const errors = found as ErrorObject[] | null;
-    found = null;
+    const errors = walkSubset(walk, data);
     validate.errors = errors;
     return errors === null;
   };
   validate.errors = null;
-  walkers.add(validate);
+  walkers.set(validate, walk);
   return validate;
 }
 
-/** The validators `compileSubset` made (weakly held). */
-const walkers = new WeakSet<SchemaValidator>();
+/** What a subset validator walks: a tree (maybe shared with schemas of the same shape) and the schema's own bounds. */
+export class SubsetWalk {
+  constructor(
+    readonly tree: SchemaNode,
+    readonly bounds: Float64Array,
+  ) {}
+}
+
+/**
+ * The errors of `data` against a subset schema (ajv's form and order), or null when it is valid.
+ * NOTE (speed, bench/NOTES.md "Many rulesets"): ./input-schema.ts calls this directly with the
+ * walk it keeps, so an execution reads no validator function, closure context or `errors`
+ * property of its own ruleset.
+ */
+export function walkSubset(walk: SubsetWalk, data: unknown): ErrorObject[] | null {
+  found = null;
+  B = walk.bounds;
+  run(walk.tree, data, 0);
+  B = NO_BOUNDS;
+  const errors = found as ErrorObject[] | null;
+  found = null;
+  return errors;
+}
+
+/** The next position of `bounds`, holding `value`. */
+function bound(bounds: number[], value: number): number {
+  bounds.push(value);
+  return bounds.length - 1;
+}
+
+/** Keywords whose numeric value is a bound (kept in the schema's `bounds`, not in its tree). */
+const BOUND_KEYWORDS: ReadonlySet<string> = new Set([
+  'maximum',
+  'minimum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+]);
+
+/**
+ * The schema's JSON text with each bound's value written as `#` (not JSON, so never a value): two
+ * schemas of one shape build the same tree with the same bound positions (`buildNode` visits
+ * keys in their order). Called only on a schema `node` accepted, whose bounds are numbers.
+ */
+function shapeText(schema: JsonValue): string {
+  if (!isObject(schema)) return JSON.stringify(schema);
+  let out = '{';
+  for (const key of Object.keys(schema)) {
+    const v = schema[key] as JsonValue;
+    let text: string;
+    if (BOUND_KEYWORDS.has(key)) text = '#';
+    else if (key === 'items' || key === 'additionalProperties') text = shapeText(v);
+    else if (key === 'properties' && isObject(v))
+      text = `{${Object.keys(v)
+        .map((name) => `${JSON.stringify(name)}:${shapeText(v[name] as JsonValue)}`)
+        .join(',')}}`;
+    else text = JSON.stringify(v);
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${text}`;
+  }
+  return `${out}}`;
+}
+
+/** The validators `compileSubset` made (weakly held), with what each walks. */
+const walkers = new WeakMap<SchemaValidator, SubsetWalk>();
 
 /** True for a validator made by `compileSubset`. */
 export function isSubsetValidator(validate: SchemaValidator): boolean {
   return walkers.has(validate);
+}
+
+/** What a subset validator walks, or null for another validator. */
+export function subsetWalk(validate: SchemaValidator): SubsetWalk | null {
+  return walkers.get(validate) ?? null;
+}
+
+/** The tree a subset validator walks (tests: schemas of one shape share it), or null for another validator. */
+export function subsetTree(validate: SchemaValidator): object | null {
+  return walkers.get(validate)?.tree ?? null;
 }
 
 function isObject(v: unknown): v is JsonObject {
@@ -195,27 +295,33 @@ function isCount(v: unknown): v is number {
 }
 
 /**
- * Leaf nodes (no subschemas) shared by their schema's JSON text; only short texts are kept, up
- * to `SHARED_NODES_MAX` of them. NOTE (speed, bench/NOTES.md "Many rulesets"): like the shared
- * lists, a field schema that many rulesets write alike is then one node in the CPU caches.
+ * Leaf nodes (no subschemas, no bounds) shared by their schema's JSON text; only short texts are
+ * kept, up to `SHARED_NODES_MAX` of them. NOTE (speed, bench/NOTES.md "Many rulesets"): like the
+ * shared lists, a field schema that many rulesets write alike is then one node in the CPU caches.
+ * (A leaf with bounds is shared with its whole tree by `sharedShapes`: its node holds positions in
+ * the schema's bounds, which differ between trees.)
  */
 const sharedNodes = new Map<string, SchemaNode>();
 const SHARED_NODES_MAX = 20_000;
 const SHARED_NODE_TEXT_MAX = 512;
 
-/** The node of a (sub)schema, or null when it is outside the subset. Leaf nodes may be shared: never mutate a returned node. */
-function node(schema: JsonValue): SchemaNode | null {
-  if (!isObject(schema) || 'properties' in schema || 'items' in schema || 'additionalProperties' in schema) return buildNode(schema);
+/**
+ * The node of a (sub)schema, or null when it is outside the subset; its bounds are appended to
+ * `bounds`. Leaf nodes may be shared: never mutate a returned node.
+ */
+function node(schema: JsonValue, bounds: number[]): SchemaNode | null {
+  if (!isObject(schema) || 'properties' in schema || 'items' in schema || 'additionalProperties' in schema) return buildNode(schema, bounds);
+  if (Object.keys(schema).some((k) => BOUND_KEYWORDS.has(k))) return buildNode(schema, bounds);
   const text = JSON.stringify(schema);
-  if (text.length > SHARED_NODE_TEXT_MAX) return buildNode(schema);
+  if (text.length > SHARED_NODE_TEXT_MAX) return buildNode(schema, bounds);
   const found = sharedNodes.get(text);
   if (found !== undefined) return found;
-  const n = buildNode(schema);
+  const n = buildNode(schema, bounds);
   if (n !== null && sharedNodes.size < SHARED_NODES_MAX) sharedNodes.set(text, n);
   return n;
 }
 
-function buildNode(schema: JsonValue): SchemaNode | null {
+function buildNode(schema: JsonValue, bounds: number[]): SchemaNode | null {
   const n = new SchemaNode();
   if (typeof schema === 'boolean') {
     n.bool = schema ? 1 : 0;
@@ -253,16 +359,16 @@ function buildNode(schema: JsonValue): SchemaNode | null {
         if (typeof v !== 'number' || !Number.isFinite(v)) return null;
         if (key === 'maximum') {
           n.has |= K_MAXIMUM;
-          n.maximum = v;
+          n.maxAt = bound(bounds, v);
         } else if (key === 'minimum') {
           n.has |= K_MINIMUM;
-          n.minimum = v;
+          n.minAt = bound(bounds, v);
         } else if (key === 'exclusiveMaximum') {
           n.has |= K_EXCL_MAX;
-          n.exclMax = v;
+          n.exclMaxAt = bound(bounds, v);
         } else {
           n.has |= K_EXCL_MIN;
-          n.exclMin = v;
+          n.exclMinAt = bound(bounds, v);
         }
         break;
       case 'maxLength':
@@ -272,20 +378,20 @@ function buildNode(schema: JsonValue): SchemaNode | null {
         if (!isCount(v)) return null;
         if (key === 'maxLength') {
           n.has |= K_MAX_LENGTH;
-          n.maxLength = v;
+          n.maxLengthAt = bound(bounds, v);
         } else if (key === 'minLength') {
           n.has |= K_MIN_LENGTH;
-          n.minLength = v;
+          n.minLengthAt = bound(bounds, v);
         } else if (key === 'maxItems') {
           n.has |= K_MAX_ITEMS;
-          n.maxItems = v;
+          n.maxItemsAt = bound(bounds, v);
         } else {
           n.has |= K_MIN_ITEMS;
-          n.minItems = v;
+          n.minItemsAt = bound(bounds, v);
         }
         break;
       case 'items': {
-        const sub = node(v);
+        const sub = node(v, bounds);
         if (sub === null) return null;
         n.has |= K_ITEMS;
         n.items = sub;
@@ -301,7 +407,7 @@ function buildNode(schema: JsonValue): SchemaNode | null {
         break;
       }
       case 'additionalProperties': {
-        const sub = node(v);
+        const sub = node(v, bounds);
         if (sub === null) return null;
         n.has |= K_ADDITIONAL;
         n.additional = sub;
@@ -314,7 +420,7 @@ function buildNode(schema: JsonValue): SchemaNode | null {
         const nodes: SchemaNode[] = [];
         for (const name of Object.keys(v)) {
           if (name === '__proto__') return null;
-          const sub = node(v[name] as JsonValue);
+          const sub = node(v[name] as JsonValue, bounds);
           if (sub === null) return null;
           if (!alwaysValid(sub)) {
             names.push(name);
@@ -466,10 +572,12 @@ function run(n: SchemaNode, data: unknown, depth: number): void {
   if (groups === 0) return;
   if ((groups & T_NUMBER) !== 0) {
     if (typeof data === 'number' && Number.isFinite(data)) {
-      if ((has & K_MAXIMUM) !== 0 && data > n.maximum) fail(depth, 'maximum', { comparison: '<=', limit: n.maximum }, `must be <= ${n.maximum}`);
-      if ((has & K_MINIMUM) !== 0 && data < n.minimum) fail(depth, 'minimum', { comparison: '>=', limit: n.minimum }, `must be >= ${n.minimum}`);
-      if ((has & K_EXCL_MAX) !== 0 && data >= n.exclMax) fail(depth, 'exclusiveMaximum', { comparison: '<', limit: n.exclMax }, `must be < ${n.exclMax}`);
-      if ((has & K_EXCL_MIN) !== 0 && data <= n.exclMin) fail(depth, 'exclusiveMinimum', { comparison: '>', limit: n.exclMin }, `must be > ${n.exclMin}`);
+      if ((has & K_MAXIMUM) !== 0 && data > B[n.maxAt]!) fail(depth, 'maximum', { comparison: '<=', limit: B[n.maxAt] }, `must be <= ${B[n.maxAt]}`);
+      if ((has & K_MINIMUM) !== 0 && data < B[n.minAt]!) fail(depth, 'minimum', { comparison: '>=', limit: B[n.minAt] }, `must be >= ${B[n.minAt]}`);
+      if ((has & K_EXCL_MAX) !== 0 && data >= B[n.exclMaxAt]!)
+        fail(depth, 'exclusiveMaximum', { comparison: '<', limit: B[n.exclMaxAt] }, `must be < ${B[n.exclMaxAt]}`);
+      if ((has & K_EXCL_MIN) !== 0 && data <= B[n.exclMinAt]!)
+        fail(depth, 'exclusiveMinimum', { comparison: '>', limit: B[n.exclMinAt] }, `must be > ${B[n.exclMinAt]}`);
     } else if (n.typeGroup === T_NUMBER) {
       fail(depth, 'type', { type: n.typeSchema }, n.typeMessage);
     }
@@ -478,10 +586,10 @@ function run(n: SchemaNode, data: unknown, depth: number): void {
     if (typeof data === 'string') {
       if ((has & (K_MAX_LENGTH | K_MIN_LENGTH)) !== 0) {
         const len = codePoints(data);
-        if ((has & K_MAX_LENGTH) !== 0 && len > n.maxLength)
-          fail(depth, 'maxLength', { limit: n.maxLength }, `must NOT have more than ${n.maxLength} characters`);
-        if ((has & K_MIN_LENGTH) !== 0 && len < n.minLength)
-          fail(depth, 'minLength', { limit: n.minLength }, `must NOT have fewer than ${n.minLength} characters`);
+        if ((has & K_MAX_LENGTH) !== 0 && len > B[n.maxLengthAt]!)
+          fail(depth, 'maxLength', { limit: B[n.maxLengthAt] }, `must NOT have more than ${B[n.maxLengthAt]} characters`);
+        if ((has & K_MIN_LENGTH) !== 0 && len < B[n.minLengthAt]!)
+          fail(depth, 'minLength', { limit: B[n.minLengthAt] }, `must NOT have fewer than ${B[n.minLengthAt]} characters`);
       }
     } else if (n.typeGroup === T_STRING) {
       fail(depth, 'type', { type: n.typeSchema }, n.typeMessage);
@@ -489,8 +597,10 @@ function run(n: SchemaNode, data: unknown, depth: number): void {
   }
   if ((groups & T_ARRAY) !== 0) {
     if (Array.isArray(data)) {
-      if ((has & K_MAX_ITEMS) !== 0 && data.length > n.maxItems) fail(depth, 'maxItems', { limit: n.maxItems }, `must NOT have more than ${n.maxItems} items`);
-      if ((has & K_MIN_ITEMS) !== 0 && data.length < n.minItems) fail(depth, 'minItems', { limit: n.minItems }, `must NOT have fewer than ${n.minItems} items`);
+      if ((has & K_MAX_ITEMS) !== 0 && data.length > B[n.maxItemsAt]!)
+        fail(depth, 'maxItems', { limit: B[n.maxItemsAt] }, `must NOT have more than ${B[n.maxItemsAt]} items`);
+      if ((has & K_MIN_ITEMS) !== 0 && data.length < B[n.minItemsAt]!)
+        fail(depth, 'minItems', { limit: B[n.minItemsAt] }, `must NOT have fewer than ${B[n.minItemsAt]} items`);
       const items = n.items;
       if (items !== null && n.itemsActive) {
         for (let i = 0; i < data.length; i++) {

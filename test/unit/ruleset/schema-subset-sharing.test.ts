@@ -1,11 +1,11 @@
 /**
- * The schema walker shares leaf nodes and name lists between schemas written alike
+ * The schema walker shares leaf nodes, name lists and whole trees between schemas written alike
  * (src/ruleset/schema-subset.ts): validators that share them must still answer for their own
  * schema, with their own paths, required names and bounds.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileSubset } from '../../../src/ruleset/schema-subset.js';
+import { compileSubset, subsetTree } from '../../../src/ruleset/schema-subset.js';
 
 function errorsOf(schema: Record<string, unknown>, input: unknown): Array<{ instancePath: string; keyword: string; params: unknown }> {
   const validate = compileSubset(schema as never);
@@ -35,9 +35,59 @@ test('equal name lists in a different order keep each schema own required slots'
   }
 });
 
-test('leaves that differ only in a bound are not shared', () => {
+test('schemas that differ only in their bounds share one tree and keep their own bounds', () => {
   const low = { type: 'object', properties: { n: { type: 'number', maximum: 10 } } };
   const high = { type: 'object', properties: { n: { type: 'number', maximum: 100 } } };
+  const lowCheck = compileSubset(low as never)!;
+  const highCheck = compileSubset(high as never)!;
+  assert.ok(subsetTree(lowCheck) !== null);
+  assert.equal(subsetTree(lowCheck), subsetTree(highCheck), 'one tree for both');
   assert.deepEqual(errorsOf(low, { n: 50 }), [{ instancePath: '/n', keyword: 'maximum', params: { comparison: '<=', limit: 10 } }]);
   assert.deepEqual(errorsOf(high, { n: 50 }), []);
+  assert.deepEqual(errorsOf(high, { n: 500 }), [{ instancePath: '/n', keyword: 'maximum', params: { comparison: '<=', limit: 100 } }]);
+});
+
+test('every kind of bound is read from its own schema, in a shared tree, nested and in items', () => {
+  const schemaWith = (k: number) => ({
+    type: 'object',
+    properties: {
+      a: { type: 'number', minimum: k, exclusiveMaximum: k + 10, exclusiveMinimum: k - 1, maximum: k + 20 },
+      s: { type: 'string', minLength: k, maxLength: k + 1 },
+      list: { type: 'array', minItems: k, maxItems: k + 1, items: { type: 'integer', maximum: k * 2 } },
+      deep: { type: 'object', additionalProperties: { type: 'number', minimum: k * 3 } },
+    },
+  });
+  const one = schemaWith(1);
+  const five = schemaWith(5);
+  assert.equal(subsetTree(compileSubset(one as never)!), subsetTree(compileSubset(five as never)!));
+  const input = { a: 1, s: 'x', list: [9], deep: { q: 2 } };
+  const keywords = (schema: Record<string, unknown>) => errorsOf(schema, input).map((e) => `${e.instancePath} ${e.keyword} ${JSON.stringify(e.params)}`);
+  assert.deepEqual(keywords(one), ['/list/0 maximum {"comparison":"<=","limit":2}', '/deep/q minimum {"comparison":">=","limit":3}']);
+  assert.deepEqual(keywords(five), [
+    '/a minimum {"comparison":">=","limit":5}',
+    '/a exclusiveMinimum {"comparison":">","limit":4}',
+    '/s minLength {"limit":5}',
+    '/list minItems {"limit":5}',
+    '/deep/q minimum {"comparison":">=","limit":15}',
+  ]);
+});
+
+test('a property named like a bound keyword is part of the shape, not a bound', () => {
+  const a = { type: 'object', properties: { maximum: { type: 'number', maximum: 1 } } };
+  const b = { type: 'object', properties: { minimum: { type: 'number', maximum: 1 } } };
+  assert.notEqual(subsetTree(compileSubset(a as never)!), subsetTree(compileSubset(b as never)!));
+  assert.deepEqual(errorsOf(a, { maximum: 2 }), [{ instancePath: '/maximum', keyword: 'maximum', params: { comparison: '<=', limit: 1 } }]);
+  assert.deepEqual(errorsOf(b, { maximum: 2 }), []);
+});
+
+test('schemas that differ in anything but a bound do not share a tree', () => {
+  const base = { type: 'object', required: ['n'], properties: { n: { type: 'number', maximum: 10 } } };
+  const others = [
+    { type: 'object', required: ['n'], properties: { n: { type: 'integer', maximum: 10 } } },
+    { type: 'object', required: [], properties: { n: { type: 'number', maximum: 10 } } },
+    { type: 'object', required: ['n'], properties: { n: { type: 'number', minimum: 10 } } },
+    { type: 'object', required: ['n'], properties: { n: { type: 'number', maximum: 10, enum: [1, 2] } } },
+  ];
+  const tree = subsetTree(compileSubset(base as never)!);
+  for (const other of others) assert.notEqual(subsetTree(compileSubset(other as never)!), tree, JSON.stringify(other));
 });
