@@ -1,7 +1,8 @@
 /**
  * Decision records on the execution path (EXTENSIONS.md 4 "Decision records", `--decision-log`):
- * samples executions, gives each recorded one its id, and hands a `DecisionEntry` of references
- * to the sink (observe/decision-log.ts), which masks, serializes and writes it off this path.
+ * samples executions, gives each recorded one its id, and hands a `DecisionEntry` to the sink
+ * (observe/decision-log.ts), which masks and serializes it into its buffer at once and writes it
+ * off this path.
  *
  * Ids: a per-process prefix (start time and random digits, given by the wiring) and a counter
  * in base 36, so an id costs one string concatenation and is unique across a fleet. A batch
