@@ -56,6 +56,8 @@ export {
 export { MAX_DECOMPRESSED_BYTES } from './zstd.js';
 export {
   decodeRuleFile,
+  readRuleFile,
+  readRuleFileSync,
   ruleFileFormat,
   parseYamlRule,
   plainDataProblem,

@@ -10,6 +10,8 @@
  * or non-string keys, and with at most `YAML_MAX_ALIAS_COUNT` alias expansions
  * (billion-laughs protection).
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { decodeSvc, SvcFormatError } from './svc-format.js';
 
@@ -32,6 +34,54 @@ export class RuleFileError extends Error {
   ) {
     super(`${path}: ${reason}`);
   }
+}
+
+/**
+ * The bytes of the rule file at `path`. A file over `MAX_RULE_FILE_BYTES` is refused from its
+ * size, before any of it is read (a huge file in the rules directory never reaches memory); at
+ * most the size found is read, so a file that grows meanwhile cannot make the read unbounded
+ * (its decode then fails, and a later read takes it whole). Throws `RuleFileError` when too
+ * large, the file system's error otherwise.
+ */
+export function readRuleFileSync(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_RULE_FILE_BYTES) throw tooLarge(path, size);
+    const buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(fd, buf, got, size - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    return got === size ? buf : buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `readRuleFileSync` without blocking the event loop (the watcher's reloads). */
+export async function readRuleFile(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_RULE_FILE_BYTES) throw tooLarge(path, size);
+    const buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const { bytesRead } = await handle.read(buf, got, size - got, null);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return got === size ? buf : buf.subarray(0, got);
+  } finally {
+    await handle.close();
+  }
+}
+
+function tooLarge(path: string, size: number): RuleFileError {
+  return new RuleFileError(path, `file is ${size} bytes, over the ${MAX_RULE_FILE_BYTES}-byte limit`);
 }
 
 /** Format of a rule file by its extension (case-insensitive), or `undefined` if not a rule file. */
@@ -59,9 +109,7 @@ export function ruleFileFormat(path: string): RuleFileFormat | undefined {
 export function decodeRuleFile(path: string, bytes: Uint8Array): Record<string, unknown> {
   const format = ruleFileFormat(path);
   if (!format) throw new RuleFileError(path, 'unknown rule file extension (expected .json, .yaml, .yml or .svc)');
-  if (bytes.length > MAX_RULE_FILE_BYTES) {
-    throw new RuleFileError(path, `file is ${bytes.length} bytes, over the ${MAX_RULE_FILE_BYTES}-byte limit`);
-  }
+  if (bytes.length > MAX_RULE_FILE_BYTES) throw tooLarge(path, bytes.length);
   let value: unknown;
   try {
     value = decodeByFormat(format, bytes);

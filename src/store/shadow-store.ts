@@ -12,9 +12,10 @@
  * writer before memory changes and read back at start (`load`); writes are serialized. Every
  * applied change is emitted on the one change stream (`shadow.put` / `shadow.delete`, ./change.ts).
  */
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isValidRulesetName } from '../ruleset/model.js';
+import { readRuleFile } from '../signing/index.js';
 import { atomicWrite, fsyncDir, isTempFileName } from './atomic-write.js';
 import type { ShadowChange } from './change.js';
 import { Emitter, type StoreLogger } from './emitter.js';
@@ -140,7 +141,8 @@ export class ShadowStore {
           continue;
         }
         try {
-          const v = parseShadowValue(JSON.parse(await readFile(path, 'utf8')) as unknown);
+          // A shadow file holds a ruleset: the rule-file size limit applies, checked before reading.
+          const v = parseShadowValue(JSON.parse((await readRuleFile(path)).toString('utf8')) as unknown);
           const record = shadowRecord(tenant, name, v.candidate, v.sampleRate, v.since);
           this.byKey.set(key(tenant, name), record);
           loaded.push(record);

@@ -19,7 +19,7 @@
  * Shadow files (`shadows/<name>.json`, `tenants/<id>/shadows/<name>.json`) likewise, as
  * `shadow.put` / `shadow.delete` (`reconcileShadow`).
  */
-import { readFile } from 'node:fs/promises';
+import { readRuleFile } from '../signing/index.js';
 import { dataFilePath, readDataFile } from '../store/data-files.js';
 import { dataVersionOf } from '../store/data-record.js';
 import { parseShadowValue, shadowRecord } from '../store/shadow-record.js';
@@ -94,7 +94,7 @@ export class FileReconciler {
     const { path } = found;
     let outcome;
     try {
-      const bytes = await readFile(path);
+      const bytes = await readRuleFile(path);
       const record = this.target.prepareFile({ tenant, name, path, bytes });
       if (record.name !== name) {
         throw new Error(`ruleset name ${JSON.stringify(record.name)} differs from the file name ${JSON.stringify(name)}`);
@@ -155,7 +155,7 @@ export class FileReconciler {
     const path = shadowPath(this.rulesDir, tenant, name);
     let text: string | undefined;
     try {
-      text = await readFile(path, 'utf8');
+      text = (await readRuleFile(path)).toString('utf8'); // a ruleset inside: the rule-file size limit
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }

@@ -1,8 +1,20 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { generateKeyPair } from '../../../src/signing/ed25519.js';
 import { signatureOf } from '../../../src/signing/policy.js';
-import { decodeRuleFile, MAX_NESTING_DEPTH, plainDataProblem, RuleFileError, ruleFileFormat } from '../../../src/signing/rule-file.js';
+import {
+  decodeRuleFile,
+  MAX_NESTING_DEPTH,
+  MAX_RULE_FILE_BYTES,
+  plainDataProblem,
+  readRuleFile,
+  readRuleFileSync,
+  RuleFileError,
+  ruleFileFormat,
+} from '../../../src/signing/rule-file.js';
 import { encodeSvc, initSvcCodec } from '../../../src/signing/svc-format.js';
 
 await initSvcCodec();
@@ -131,5 +143,47 @@ describe('plainDataProblem', () => {
     assert.equal(plainDataProblem(doc), undefined);
     assert.match(plainDataProblem({ a: [1, new Date(0)] }) ?? '', /\$\.a\[1\]: not a plain JSON object/);
     assert.match(plainDataProblem({ a: 1n }) ?? '', /bigint/);
+  });
+});
+
+describe('reading rule files', () => {
+  it('reads a file whole, sync and async', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-rule-read-'));
+    try {
+      const path = join(dir, 'a.json');
+      const text = JSON.stringify({ config: { name: 'a' }, note: 'é'.repeat(70_000) });
+      writeFileSync(path, text);
+      assert.equal(readRuleFileSync(path).toString('utf8'), text);
+      assert.equal((await readRuleFile(path)).toString('utf8'), text);
+      writeFileSync(path, '');
+      assert.equal(readRuleFileSync(path).length, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a file over the limit from its size, before reading it (a 3 GiB sparse file)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-rule-read-'));
+    try {
+      const path = join(dir, 'huge.json');
+      writeFileSync(path, '');
+      truncateSync(path, 3 * 2 ** 30);
+      const expected = (e: unknown) =>
+        e instanceof RuleFileError && e.message === `${path}: file is ${3 * 2 ** 30} bytes, over the ${MAX_RULE_FILE_BYTES}-byte limit`;
+      assert.throws(() => readRuleFileSync(path), expected);
+      await assert.rejects(readRuleFile(path), expected);
+      // One byte over the limit is refused; the limit itself is read.
+      truncateSync(path, MAX_RULE_FILE_BYTES + 1);
+      assert.throws(() => readRuleFileSync(path), RuleFileError);
+      truncateSync(path, MAX_RULE_FILE_BYTES);
+      assert.equal(readRuleFileSync(path).length, MAX_RULE_FILE_BYTES);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a missing file is the file system error', async () => {
+    assert.throws(() => readRuleFileSync('/nonexistent/svc/a.json'), { code: 'ENOENT' });
+    await assert.rejects(readRuleFile('/nonexistent/svc/a.json'), { code: 'ENOENT' });
   });
 });

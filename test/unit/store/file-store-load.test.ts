@@ -1,6 +1,6 @@
 /** FileStore.load: restart, broken files, precedence, what is ignored. */
 import assert from 'node:assert/strict';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { FileStore } from '../../../src/store/file-store.js';
@@ -79,6 +79,20 @@ describe('FileStore.load', () => {
     assert.equal(reasons.get(join(dir, 'dir.json')), 'not a regular file');
     assert.equal(warnings.length, 6, 'each skip is logged');
     assert.deepEqual(warnings[0]!.obj, report.skipped[0]);
+  });
+
+  it('refuses a rule file over the size limit from its size, without reading it, while the others load', async () => {
+    await writeFile(join(dir, 'good.json'), json('good'));
+    // 3 GiB, sparse (no disk used): read whole, it would not even fit a Buffer (node refuses files
+    // over 2 GiB with its own error); refused from its size, it never reaches memory.
+    await writeFile(join(dir, 'huge.json'), '');
+    await truncate(join(dir, 'huge.json'), 3 * 2 ** 30);
+    const store = new FileStore({ rulesDir: dir });
+    const report = await store.load(testPrepare);
+    assert.equal(report.loaded, 1);
+    assert.deepEqual(report.skipped, [
+      { path: join(dir, 'huge.json'), reason: `${join(dir, 'huge.json')}: file is ${3 * 2 ** 30} bytes, over the 67108864-byte limit` },
+    ]);
   });
 
   it('loads one file per name by precedence json > yaml > yml > svc and reports the rest', async () => {
