@@ -190,6 +190,24 @@ test('forgetRuleset removes every series of that ruleset and only of it', async 
   assert.equal(value(await scrape(metrics), 'svc_terminal_results_total', { ruleset: 'gone', code: 'X' }), 1, 'starts afresh');
 });
 
+test('terminal codes that alternate are each counted, in the order first seen (the last-code shortcut)', async () => {
+  const metrics = make();
+  const handle = metrics.ruleset('mixed');
+  for (const code of ['A', 'A', 'B', 'A', 'C', 'C', 'B', 'A']) handle.record(0.001, true, code);
+  handle.record(0.001, false);
+  const exp = await scrape(metrics);
+  assert.deepEqual(
+    exp.samples.filter((s) => s.name === 'svc_terminal_results_total').map((s) => [s.labels.code, s.value]),
+    [
+      ['A', 4],
+      ['B', 2],
+      ['C', 2],
+    ],
+  );
+  assert.equal(value(exp, 'svc_executions_total', { ruleset: 'mixed', result: 'success' }), 8);
+  assert.equal(value(exp, 'svc_executions_total', { ruleset: 'mixed', result: 'error' }), 1);
+});
+
 test('contentType is the Prometheus text format', () => {
   assert.match(make().contentType, /^text\/plain; version=0\.0\.4/);
 });
