@@ -19,16 +19,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import type { JsonValue } from '../expr/ast.js';
 import type { ParsedExpression } from './expressions.js';
 import { checkSchemaPaths } from './schema-paths.js';
-import {
-  compileSubset,
-  isSubsetValidator,
-  subsetMatchesAjv,
-  subsetWalk,
-  useSubset,
-  walkSubset,
-  type SchemaValidator,
-  type SubsetWalk,
-} from './schema-subset.js';
+import { compileSubset, subsetMatchesAjv, subsetWalk, useSubset, walkSubset, type SchemaValidator, type SubsetWalk } from './schema-subset.js';
 import { inputPathText } from './schema-text.js';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -93,8 +84,11 @@ let walkerChecks = 0;
 export class InputSchema {
   #known: SchemaValidator | null = null;
   #validate: SchemaValidator;
-  /** True while `#validate` is the subset walker and may be promoted to ajv's code. */
-  #walker: boolean;
+  /**
+   * While `#validate` is the subset walker (and may be promoted to ajv's code): what it walks,
+   * called directly (see `walkSubset`); null for ajv's code.
+   */
+  #walk: SubsetWalk | null;
   #lastCheck = 0;
   #streak = 0;
 
@@ -104,29 +98,22 @@ export class InputSchema {
     /** True when inputs are validated (`input_validation` is `reject`, the default). */
     readonly reject: boolean,
     validate: SchemaValidator,
-    /** True when `validate` is the subset walker (see PROMOTE_AFTER). */
-    walker = false,
   ) {
     this.#validate = validate;
-    this.#walker = walker;
-    this.#walk = walker ? subsetWalk(validate) : null;
-    if (walker && this.#walk === null) throw new Error('a walker schema without its walk');
+    this.#walk = subsetWalk(validate);
   }
-
-  /** While `#walker`: what the subset walker walks (called directly, see `walkSubset`). */
-  #walk: SubsetWalk | null;
 
   /** Whether the validator is ajv's generated code ('ajv') or the subset walker ('walker'). */
   get engine(): 'ajv' | 'walker' {
-    return this.#walker ? 'walker' : 'ajv';
+    return this.#walk !== null ? 'walker' : 'ajv';
   }
 
   /** The problems of a whole input (empty when it matches). */
   check(input: unknown): InputProblem[] {
-    if (this.#walker) {
+    if (this.#walk !== null) {
       this.#count();
-      const walk = this.#walk;
-      if (this.#walker && walk !== null) {
+      const walk = this.#walk; // null once promoted by that count
+      if (walk !== null) {
         let errors: ReturnType<typeof walkSubset>;
         try {
           errors = walkSubset(walk, input);
@@ -171,12 +158,11 @@ export class InputSchema {
     this.#streak = now - this.#lastCheck <= PROMOTE_GAP ? this.#streak + 1 : 0;
     this.#lastCheck = now;
     if (this.#streak < PROMOTE_AFTER) return;
-    this.#walker = false;
+    this.#walk = null;
     try {
       this.#validate = compileAjv(this.schema);
-      this.#walk = null;
     } catch {
-      // Not expected (ajv compiles every schema of the subset): the walker stays.
+      // Not expected (ajv compiles every schema of the subset): the walker stays, called as a validator.
     }
   }
 
@@ -226,7 +212,7 @@ export function checkInputSchema(
     return null;
   }
   checkSchemaPaths(schema, exprs, add);
-  return new InputSchema(schema, mode !== 'off', validate, isSubsetValidator(validate));
+  return new InputSchema(schema, mode !== 'off', validate);
 }
 
 /** ajv's errors as `{path, message}`, paths written as the expression language writes them. */

@@ -271,11 +271,6 @@ function shapeText(schema: JsonValue): string {
 /** The validators `compileSubset` made (weakly held), with what each walks. */
 const walkers = new WeakMap<SchemaValidator, SubsetWalk>();
 
-/** True for a validator made by `compileSubset`. */
-export function isSubsetValidator(validate: SchemaValidator): boolean {
-  return walkers.has(validate);
-}
-
 /** What a subset validator walks, or null for another validator. */
 export function subsetWalk(validate: SchemaValidator): SubsetWalk | null {
   return walkers.get(validate) ?? null;
