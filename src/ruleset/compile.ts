@@ -212,41 +212,77 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
     timeoutMs: config.timeout_ms ?? -1,
     name: config.name,
   });
-  let graph: RulesetGraph | undefined;
-  return Object.freeze({
-    name: config.name,
-    version: config.version ?? DEFAULT_VERSION,
-    description: config.description ?? null,
-    fieldMissing: analysis.fieldMissing,
-    timeoutMs: config.timeout_ms,
-    entryStep: config.entry_step,
-    stepCount: ids.length,
-    doc: rdoc,
-    hasVariables: analysis.hasVariables,
-    steps: infos,
-    // NOTE (start time and memory, bench/NOTES.md "Many rulesets"): built on first use (analysis,
-    // filter, diff), not for every loaded ruleset; executions never read it.
-    get graph(): RulesetGraph {
-      return (graph ??= buildGraph(infos, config.entry_step));
-    },
-    inputSchema: analysis.inputSchema,
-    // Reference data (EXTENSIONS.md 3): the datasets read, so other rulesets skip the snapshot.
-    // NOTE (speed, bench/NOTES.md "Many rulesets"): every execution reads both lengths; empty
-    // ones are one shared array, not two more objects per ruleset to fetch from memory.
-    datasets: sharedIfEmpty([...[...exprs.values()].reduce((out, e) => datasetNames(e.ast, out), new Set<string>())].sort()),
-    calls: sharedIfEmpty(
-      [
-        ...new Set(
-          ids.flatMap((id) => {
-            const st = rdoc.steps[id]!;
-            return st.type === 'call' ? [st.ruleset] : [];
-          }),
-        ),
-      ].sort(),
+  return Object.freeze(
+    new Compiled(
+      config.name,
+      config.version ?? DEFAULT_VERSION,
+      config.description ?? null,
+      analysis.fieldMissing,
+      config.timeout_ms,
+      config.entry_step,
+      ids.length,
+      rdoc,
+      analysis.hasVariables,
+      infos,
+      analysis.inputSchema,
+      // Reference data (EXTENSIONS.md 3): the datasets read, so other rulesets skip the snapshot.
+      // NOTE (speed, bench/NOTES.md "Many rulesets"): every execution reads both lengths; empty
+      // ones are one shared array, not two more objects per ruleset to fetch from memory.
+      sharedIfEmpty([...[...exprs.values()].reduce((out, e) => datasetNames(e.ast, out), new Set<string>())].sort()),
+      sharedIfEmpty(
+        [
+          ...new Set(
+            ids.flatMap((id) => {
+              const st = rdoc.steps[id]!;
+              return st.type === 'call' ? [st.ruleset] : [];
+            }),
+          ),
+        ].sort(),
+      ),
+      new DerivedValues(),
+      plan,
     ),
-    derived: new DerivedValues(),
-    _plan: plan,
-  });
+  );
+}
+
+/**
+ * The one implementation of `CompiledRuleset` (frozen by `compileRuleset`).
+ *
+ * NOTE (speed, bench/NOTES.md "Seventh session"): a class, not an object literal with a `graph`
+ * getter: V8 gave every such literal a dictionary of its own properties (frozen with an
+ * accessor), so each execution's loads of `_plan`, `inputSchema`, `datasets` and `calls` were
+ * megamorphic hash lookups in a table of ~100 slots per ruleset, cold when traffic spreads over
+ * many rulesets. Instances of this class share one map; the lazy graph is a private field, which
+ * freezing does not touch.
+ */
+class Compiled implements CompiledRuleset {
+  #graph: RulesetGraph | undefined = undefined;
+
+  constructor(
+    readonly name: string,
+    readonly version: string,
+    readonly description: string | null,
+    readonly fieldMissing: FieldMissing,
+    readonly timeoutMs: number | undefined,
+    readonly entryStep: string,
+    readonly stepCount: number,
+    readonly doc: RulesetDoc,
+    readonly hasVariables: boolean,
+    readonly steps: ReadonlyMap<string, StepInfo>,
+    readonly inputSchema: InputSchema | null,
+    readonly datasets: readonly string[],
+    readonly calls: readonly string[],
+    readonly derived: DerivedValues,
+    readonly _plan: ExecutionPlan,
+  ) {}
+
+  /**
+   * NOTE (start time and memory, bench/NOTES.md "Many rulesets"): built on first use (analysis,
+   * filter, diff), not for every loaded ruleset; executions never read it.
+   */
+  get graph(): RulesetGraph {
+    return (this.#graph ??= buildGraph(this.steps, this.entryStep));
+  }
 }
 
 const NO_NAMES: readonly string[] = Object.freeze([]);

@@ -3,6 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
 import { compileRuleset, RulesetValidationError, type StepInfo } from '../../../src/ruleset/index.js';
 
 function doc(): Record<string, any> {
@@ -139,4 +140,33 @@ test('an invalid document throws RulesetValidationError listing every problem', 
 
 test('a non-object document throws RulesetValidationError', () => {
   assert.throws(() => compileRuleset('nope'), RulesetValidationError);
+});
+
+test('every compiled ruleset has the same fast-property shape, frozen, with its graph built on first use', () => {
+  // NOTE (bench/NOTES.md "Seventh session"): an object literal with a getter, frozen, was a
+  // dictionary-mode object of its own per ruleset: every execution's loads from it were
+  // megamorphic hash lookups. V8's own predicates say whether that came back.
+  setFlagsFromString('--allow-natives-syntax');
+  const fast = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+  const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+  const a = compileRuleset(doc());
+  const other = doc();
+  other['config'] = {
+    name: 'other',
+    entry_step: 'no',
+    timeout_ms: 5,
+    input_schema: { type: 'object', properties: { user: { type: 'object', properties: { age: { type: 'integer' } } } } },
+  };
+  const b = compileRuleset(other);
+  assert.equal(fast(a), true);
+  assert.equal(fast(b), true);
+  assert.equal(sameMap(a, b), true);
+  assert.equal(Object.isFrozen(a), true);
+  assert.throws(() => {
+    (a as { name: string }).name = 'x';
+  }, TypeError);
+  const graph = a.graph;
+  assert.deepEqual([...graph.reachable].sort(), ['calc', 'check', 'no', 'yes']);
+  assert.equal(a.graph, graph, 'built once, then kept');
+  assert.deepEqual([...b.graph.reachable], ['no']);
 });
