@@ -65,6 +65,20 @@ test('serializeExecution: one frozen output under two codes gives each its own e
   }
 });
 
+test('serializeExecution: the cached envelope is exact for text outside Latin-1 and lone surrogates', () => {
+  // The cached prefix is copied into one flat string through UTF-8: exact because JSON text
+  // escapes lone surrogates (so nothing is lost in the round trip).
+  for (const [code, message, out] of [
+    ['\ud800', 'lone \udc00 surrogate', { s: '\udbff' }],
+    ['ÄÖÜ', 'emoji 😀 and CJK 漢字', { t: '€' }],
+    ['A', '', {}],
+  ] as const) {
+    const r = { code, message, output: Object.freeze({ ...out }), duration_us: 7 };
+    assert.equal(serializeExecution(r), JSON.stringify(r));
+    assert.equal(serializeExecution(r), JSON.stringify(r), 'again, from the cache');
+  }
+});
+
 test('serializeEval equals JSON.stringify (property)', () => {
   fc.assert(
     fc.property(json, fc.fullUnicodeString(), fc.option(fc.constantFrom('extra', 'undefined', 'reorder')), (result, parsed, twist) => {
