@@ -91,3 +91,35 @@ test('schemas that differ in anything but a bound do not share a tree', () => {
   const tree = subsetTree(compileSubset(base as never)!);
   for (const other of others) assert.notEqual(subsetTree(compileSubset(other as never)!), tree, JSON.stringify(other));
 });
+
+test('a schema of a known shape whose bound is not a valid bound stays outside the subset', () => {
+  // A known shape skips building the tree (only the bounds are read): each bound is still
+  // checked as building it would, so these fall back to the full validator as before.
+  const valid = {
+    type: 'object',
+    properties: { s: { type: 'string', maxLength: 3 }, n: { type: 'number', maximum: 10 }, l: { type: 'array', items: { type: 'number', minimum: 0 } } },
+  };
+  assert.ok(compileSubset(valid as never) !== null);
+  const withBound = (path: 's' | 'n' | 'l', key: string, value: unknown) => {
+    const copy = JSON.parse(JSON.stringify(valid)) as { properties: Record<string, Record<string, unknown>> };
+    if (path === 'l') (copy.properties['l']!['items'] as Record<string, unknown>)[key] = value;
+    else copy.properties[path]![key] = value;
+    return copy;
+  };
+  for (const bad of [
+    withBound('s', 'maxLength', -1),
+    withBound('s', 'maxLength', 2.5),
+    withBound('s', 'maxLength', '3'),
+    withBound('n', 'maximum', 'x'),
+    withBound('n', 'maximum', null),
+    withBound('l', 'minimum', [0]),
+  ]) {
+    assert.equal(compileSubset(bad as never), null, JSON.stringify(bad));
+  }
+  // And a valid one of the same shape shares the tree, with its own bounds.
+  const other = withBound('l', 'minimum', 5);
+  const check = compileSubset(other as never)!;
+  assert.equal(subsetTree(check), subsetTree(compileSubset(valid as never)!));
+  assert.deepEqual(errorsOf(other, { l: [6, 4] }), [{ instancePath: '/l/1', keyword: 'minimum', params: { comparison: '>=', limit: 5 } }]);
+  assert.deepEqual(errorsOf(valid, { l: [6, 4], s: 'abcd' }), [{ instancePath: '/s', keyword: 'maxLength', params: { limit: 3 } }]);
+});
