@@ -7,7 +7,7 @@
  * follow the step meanings of steps.ts on the plan's integer kinds (`PLAN_KIND`).
  */
 import type { JsonValue } from '../expr/ast.js';
-import { BudgetError, DEFAULT_BUDGET, armBudget, beginNow, disarmBudget, truthy, type BudgetLimits, type Vars } from '../expr/index.js';
+import { BudgetError, DEFAULT_BUDGET, armBudget, beginNow, disarmBudget, truthy, type BudgetLimits, type CompiledExpr, type Vars } from '../expr/index.js';
 import { setOwn } from './json.js';
 import { tableProgress } from './table.js';
 import {
@@ -19,7 +19,11 @@ import {
   TABLE_ROWS,
   TABLE_SET,
   TERMINAL,
+  OP_CONT,
+  OP_KIND,
+  OP_SLOTS,
   type NO_MATCH,
+  type NodeKind,
   type ExecutionPlan,
   type PlanCall,
   type LogLevel,
@@ -101,42 +105,48 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
 
   // NOTE (speed): no variables object unless the ruleset sets variables.
   const vars: Vars | null = plan.hasVariables ? (Object.create(null) as Vars) : null;
-  let node = plan.entry;
+  // NOTE (speed, plan.ts `ops`): the walk reads the plan's one array; `at` is the offset of the
+  // current node, the entry first. Actions, calls and errors get the node object (`opNodes`).
+  const ops = plan.ops;
+  let at = 0;
   let visited = 1;
   let output: Record<string, JsonValue>;
-  // NOTE (speed): one try around the whole walk, not one per branch; `node` is still the
-  // decision node whose test threw when the catch runs (see `failed`).
+  // NOTE (speed): one try around the whole walk, not one per branch; `at` is still the
+  // decision whose test threw when the catch runs (see `failed`).
   try {
     for (;;) {
-      const kind = node.kind;
+      const kind = ((ops[at] as number) & OP_KIND) as NodeKind;
       if (kind === DECISION) {
-        const v = node.test(input, vars);
+        const v = (ops[at + 1] as CompiledExpr)(input, vars);
         // Conditions mostly yield booleans: test those without calling truthy.
-        node = (v === true || (v !== false && truthy(v)) ? node.then : node.else)!;
-        if (node.cont) continue; // a later branch of the same step, or NO_MATCH
+        at = (v === true || (v !== false && truthy(v)) ? ops[at + 2] : ops[at + 3]) as number;
+        if (((ops[at] as number) & OP_CONT) !== 0) continue; // a later branch of the same step, or NO_MATCH
       } else if (kind === ACTION) {
-        node = act(node, input, vars, plan, options.log);
+        act(plan.opNodes[at / OP_SLOTS]!, input, vars, plan, options.log);
+        at = ops[at + 2] as number;
       } else if (kind === TERMINAL) {
         break;
       } else if (kind === CALL) {
-        node = callStep(node, input, vars as Vars, options, start, timeoutMs, maxSteps, visited, null);
+        callStep(plan.opNodes[at / OP_SLOTS]!, input, vars as Vars, options, start, timeoutMs, maxSteps, visited, null);
         visited = calls.visited;
+        at = ops[at + 2] as number;
       } else {
-        throw noMatch(node, kind);
+        throw noMatch(plan.opNodes[at / OP_SLOTS]!, kind);
       }
       visited++;
-      if (visited > maxSteps) throw stepLimit(maxSteps, node);
+      if (visited > maxSteps) throw stepLimit(maxSteps, plan.opNodes[at / OP_SLOTS]!);
       if ((visited & CHECK_MASK) === 0 && timeoutMs > 0) {
         const elapsed = clock() - start;
-        if (elapsed >= timeoutMs) throw timedOut(timeoutMs, node, elapsed);
+        if (elapsed >= timeoutMs) throw timedOut(timeoutMs, plan.opNodes[at / OP_SLOTS]!, elapsed);
       }
     }
-    output = node.outFns.length === 0 ? node.staticOutput : evaluateOutput(node, input, vars);
+    const fixed = ops[at + 1] as Record<string, JsonValue> | null;
+    output = fixed !== null ? fixed : evaluateOutput(plan.opNodes[at / OP_SLOTS]!, input, vars);
   } catch (err) {
     disarmBudget();
     calls.depth = 0;
     if (options.stats !== undefined) options.stats.steps = err instanceof CalleeFailure ? err.visited : visited;
-    throw timed(failed(node, err), clock, start);
+    throw timed(failed(plan.opNodes[at / OP_SLOTS]!, err), clock, start);
   }
   disarmBudget();
   // NOTE (speed): one load and compare when no stats object is given (tracing off).
@@ -144,7 +154,7 @@ export function execute(compiled: CompiledRuleset, input: unknown, options: Exec
   const end = clock();
   // NOTE (speed): one literal shape for every untraced result. `output` may be the terminal's
   // shared frozen static output (when it has no output expressions): callers must not mutate it.
-  return { code: node.code, message: node.message, output: output as Record<string, JsonValue>, duration_us: micros(end - start) };
+  return { code: ops[at + 2] as string, message: ops[at + 3] as string, output, duration_us: micros(end - start) };
 }
 
 /**

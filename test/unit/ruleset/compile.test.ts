@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { compileRuleset, RulesetValidationError, type StepInfo } from '../../../src/ruleset/index.js';
+import { DECISION, OP_SLOTS, TERMINAL } from '../../../src/ruleset/plan.js';
 
 function doc(): Record<string, any> {
   return {
@@ -169,4 +170,31 @@ test('every compiled ruleset has the same fast-property shape, frozen, with its 
   assert.deepEqual([...graph.reachable].sort(), ['calc', 'check', 'no', 'yes']);
   assert.equal(a.graph, graph, 'built once, then kept');
   assert.deepEqual([...b.graph.reachable], ['no']);
+});
+
+test('the compact plan: the entry first, then the path of holding conditions as consecutive nodes', () => {
+  const c = compileRuleset({
+    config: { name: 'chain', entry_step: 'a' },
+    steps: {
+      z: { type: 'terminal', result: { code: 'Z' } },
+      c: { type: 'decision', branches: [{ condition: 'x > 3', next_step: 'yes' }], default_next: 'z' },
+      b: { type: 'decision', branches: [{ condition: 'x > 2', next_step: 'c' }], default_next: 'z' },
+      a: { type: 'decision', branches: [{ condition: 'x > 1', next_step: 'b' }], default_next: 'z' },
+      yes: { type: 'terminal', result: { code: 'YES', message: 'm', tier: 1 } },
+      unreached: { type: 'terminal', result: { code: 'U' } },
+    },
+  });
+  const { ops, opNodes } = c._plan;
+  assert.equal(ops.length, opNodes.length * OP_SLOTS);
+  assert.deepEqual(
+    opNodes.map((n) => n.id),
+    ['a', 'b', 'c', 'yes', 'z', 'unreached'],
+  );
+  // The entry's slots: its kind, its test, `then` (b) and `else` (z) as offsets.
+  assert.equal(ops[0], DECISION);
+  assert.equal(ops[2], 1 * OP_SLOTS);
+  assert.equal(ops[3], 4 * OP_SLOTS);
+  // A terminal's slots: its static output, code and message.
+  assert.deepEqual(ops.slice(3 * OP_SLOTS, 4 * OP_SLOTS), [TERMINAL, { tier: 1 }, 'YES', 'm']);
+  assert.equal(Object.isFrozen(ops), false, 'V8 reads frozen arrays slowly in optimized code');
 });
