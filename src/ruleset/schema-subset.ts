@@ -83,10 +83,13 @@ const STRING_GROUP = new Set(SUBSET_GROUPS[2]![1]);
 const ARRAY_GROUP = new Set(SUBSET_GROUPS[3]![1]);
 const OBJECT_GROUP = new Set(SUBSET_GROUPS[4]![1]);
 
-const NO_STRINGS: readonly string[] = Object.freeze([]);
-const NO_NODES: readonly SchemaNode[] = Object.freeze([]);
-const NO_VALUES: readonly JsonValue[] = Object.freeze([]);
-const NO_SLOTS: readonly number[] = Object.freeze([]);
+// NOTE (speed): the walker's arrays are never frozen (here and in `shared`), only typed
+// read-only: V8 reads the elements of a frozen array through a slow generic path in optimized
+// code (bench/NOTES.md "Seventh session"). Nothing writes them once built.
+const NO_STRINGS: readonly string[] = [];
+const NO_NODES: readonly SchemaNode[] = [];
+const NO_VALUES: readonly JsonValue[] = [];
+const NO_SLOTS: readonly number[] = [];
 const NO_NAMES: ReadonlySet<string> = new Set();
 
 /**
@@ -142,7 +145,7 @@ class SchemaNode {
 }
 
 /**
- * The name and slot lists of nodes, shared by content (frozen; the walker only reads them).
+ * The name and slot lists of nodes, shared by content (the walker only reads them).
  * NOTE (speed, bench/NOTES.md "Many rulesets"): schemas of many rulesets that name the same
  * properties then read one array per list, which stays in the CPU caches, instead of one array
  * each to fetch from memory when traffic spreads over thousands of rulesets. Bounded: past
@@ -156,9 +159,9 @@ function shared<T extends string | number>(list: readonly T[]): readonly T[] {
   const key = JSON.stringify(list);
   const found = sharedLists.get(key);
   if (found !== undefined) return found as readonly T[];
-  const frozen = Object.freeze([...list]);
-  if (sharedLists.size < SHARED_LISTS_MAX) sharedLists.set(key, frozen);
-  return frozen;
+  const copy: readonly T[] = [...list];
+  if (sharedLists.size < SHARED_LISTS_MAX) sharedLists.set(key, copy);
+  return copy;
 }
 
 /**
