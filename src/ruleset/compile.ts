@@ -134,7 +134,7 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
             actions.push(Object.freeze({ kind: 'log', message: a.message, level }));
           }
         });
-        p.actions = Object.freeze(plan);
+        p.actions = plan;
         p.next = target(s.next_step);
         infos.set(id, Object.freeze({ type: 'action', id, name: p.name, actions: Object.freeze(actions), nextStep: s.next_step }));
         break;
@@ -146,11 +146,11 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
         p.code = code;
         p.message = message ?? '';
         p.staticOutput = Object.freeze(staticOutput);
-        p.staticKeys = Object.freeze(Object.keys(staticOutput));
+        p.staticKeys = Object.keys(staticOutput);
         const outKeys = Object.keys(s.output ?? {});
         const parsed = outKeys.map((key) => expr(joinKey(`${at}.output`, key)));
-        p.outKeys = Object.freeze(outKeys);
-        p.outFns = Object.freeze(parsed.map((e) => e.fn));
+        p.outKeys = outKeys;
+        p.outFns = parsed.map((e) => e.fn);
         const output = outKeys.map((key, i) => Object.freeze({ key, expression: parsed[i]!.source, ast: parsed[i]!.ast }));
         infos.set(
           id,
@@ -178,7 +178,7 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
           const fns = values.map((row) => row.map(([name, e]) => [name, e.fn] as const));
           const conds = rows.map((r) => r.fn);
           const fn = collect ? collectTableFn(conds, fns, names) : firstTableFn(conds, fns, names);
-          p.actions = Object.freeze([Object.freeze(new PlanAction(TABLE_SET, '', fn, 'info', ''))]);
+          p.actions = [Object.freeze(new PlanAction(TABLE_SET, '', fn, 'info', ''))];
           p.next = target(s.next_step!);
           const trees = values.map((row) => new Map(row.map(([name, e]) => [name, e.ast])));
           const asts = rows.map((r) => r.ast);
@@ -201,7 +201,14 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
         // Calls between rulesets (EXTENSIONS.md 3): the callee is looked up when the step runs.
         const keys = s.input === undefined ? null : Object.keys(s.input);
         const parsed = (keys ?? []).map((key) => expr(joinKey(`${at}.input`, key)));
-        p.call = Object.freeze(new PlanCall(s.ruleset, s.result, keys === null ? null : Object.freeze(keys), Object.freeze(parsed.map((e) => e.fn))));
+        p.call = Object.freeze(
+          new PlanCall(
+            s.ruleset,
+            s.result,
+            keys,
+            parsed.map((e) => e.fn),
+          ),
+        );
         p.next = target(s.next_step);
         const input = keys === null ? null : Object.freeze(keys.map((key, i) => Object.freeze({ key, expression: parsed[i]!.source, ast: parsed[i]!.ast })));
         infos.set(id, Object.freeze({ type: 'call', id, name: p.name, ruleset: s.ruleset, input, result: s.result, nextStep: s.next_step }));

@@ -52,9 +52,12 @@ export const TABLE_ROWS = 2;
 /** The test of nodes that have none (and of a decision without branches). */
 export const NEVER: CompiledExpr = () => false;
 
-const NO_ACTIONS: readonly PlanAction[] = Object.freeze([]);
-const NO_KEYS: readonly string[] = Object.freeze([]);
-const NO_EXPRS: readonly CompiledExpr[] = Object.freeze([]);
+// NOTE (speed): the plan's arrays are typed read-only, never frozen: V8 reads the elements of a
+// frozen array through a slow generic path in optimized code (bench/NOTES.md "Seventh session").
+// Nothing writes them once the plan is built.
+const NO_ACTIONS: readonly PlanAction[] = [];
+const NO_KEYS: readonly string[] = [];
+const NO_EXPRS: readonly CompiledExpr[] = [];
 const NO_OUTPUT: Readonly<Record<string, JsonValue>> = Object.freeze({});
 
 /** One action of an action step. */

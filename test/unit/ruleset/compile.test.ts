@@ -198,3 +198,14 @@ test('the compact plan: the entry first, then the path of holding conditions as 
   assert.deepEqual(ops.slice(3 * OP_SLOTS, 4 * OP_SLOTS), [TERMINAL, { tier: 1 }, 'YES', 'm']);
   assert.equal(Object.isFrozen(ops), false, 'V8 reads frozen arrays slowly in optimized code');
 });
+
+test("the plan's arrays read while executing are not frozen (V8 reads frozen arrays slowly in optimized code)", () => {
+  const c = compileRuleset(doc());
+  const nodes = c._plan.opNodes;
+  const calc = nodes.find((n) => n.id === 'calc')!;
+  const yes = nodes.find((n) => n.id === 'yes')!;
+  assert.equal(calc.actions.length, 3);
+  for (const list of [c._plan.ops, nodes, calc.actions, yes.outKeys, yes.outFns, yes.staticKeys]) assert.equal(Object.isFrozen(list), false);
+  // The nodes themselves and the static output still are.
+  assert.ok(Object.isFrozen(calc) && Object.isFrozen(yes.staticOutput));
+});
