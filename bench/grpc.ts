@@ -219,14 +219,15 @@ function driveH2load(address: string, seconds: number, dataFile: string): Round 
   ];
   const [cmd, full] = pinned(PLAN?.load ?? null, 'h2load', args);
   const out = spawnSync(cmd, full, { encoding: 'utf8' });
-  const finished = /finished in ([\d.]+)s, ([\d.]+) req\/s/.exec(out.stdout);
+  // h2load writes the time in ms under a second ("finished in 998.67ms"), else in s.
+  const finished = /finished in ([\d.]+)(ms|s), ([\d.]+) req\/s/.exec(out.stdout);
   const counts = /(\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out.stdout);
   if (!finished || !counts) throw new Error(`h2load output not understood:\n${out.stdout}\n${out.stderr}`);
   return {
     calls: Number(counts[1]),
     errors: Number(counts[2]) + Number(counts[3]),
-    seconds: Number(finished[1]),
-    callsPerSec: Math.round(Number(finished[2])),
+    seconds: finished[2] === 'ms' ? Number(finished[1]) / 1000 : Number(finished[1]),
+    callsPerSec: Math.round(Number(finished[3])),
   };
 }
 
