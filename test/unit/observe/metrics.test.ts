@@ -208,6 +208,34 @@ test('terminal codes that alternate are each counted, in the order first seen (t
   assert.equal(value(exp, 'svc_executions_total', { ruleset: 'mixed', result: 'error' }), 1);
 });
 
+test('a ruleset with more terminal codes than its array holds counts them all, in the order first seen', async () => {
+  // The first six codes are counted in the handle's array, later ones in a map: both exported.
+  const metrics = make();
+  const handle = metrics.ruleset('many');
+  const codes = ['C0', 'C1', 'C2', 'C3', 'C4', 'C5', 'C6', 'C7', 'C8'];
+  const expected = new Map<string, number>();
+  let k = 7;
+  for (let i = 0; i < 200; i++) {
+    k = (k * 31 + 11) % 97;
+    const code = codes[i < codes.length ? i : k % codes.length]!;
+    for (let r = 0; r < 1 + (k % 3); r++) {
+      handle.record(0.00001 * (k % 5), true, code);
+      expected.set(code, (expected.get(code) ?? 0) + 1);
+    }
+  }
+  handle.record(0.5, false);
+  const exp = await scrape(metrics);
+  assert.deepEqual(
+    exp.samples.filter((s) => s.name === 'svc_terminal_results_total').map((s) => [s.labels.code, s.value]),
+    [...expected],
+  );
+  const total = [...expected.values()].reduce((a, b) => a + b, 0);
+  assert.equal(value(exp, 'svc_executions_total', { ruleset: 'many', result: 'success' }), total);
+  assert.equal(value(exp, 'svc_executions_total', { ruleset: 'many', result: 'error' }), 1);
+  assert.equal(value(exp, 'svc_execution_duration_seconds_count', { ruleset: 'many' }), total + 1);
+  assert.equal(value(exp, 'svc_execution_duration_seconds_bucket', { ruleset: 'many', le: '+Inf' }), total + 1);
+});
+
 test('contentType is the Prometheus text format', () => {
   assert.match(make().contentType, /^text\/plain; version=0\.0\.4/);
 });
