@@ -4,7 +4,7 @@
  * others. Listing them (the start-up load and the watcher's scans) and reading one (strict JSON)
  * live here, so the layout is known in one place with the store.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JsonValue } from '../expr/ast.js';
 import { isValidRulesetName } from '../ruleset/model.js';
@@ -72,11 +72,28 @@ export async function scanDataFiles(rulesDir: string, only?: ReadonlySet<string>
   return { files, skipped };
 }
 
-/** The value of a data file; undefined when the file does not exist. Throws when it is not JSON. */
-export async function readDataFile(path: string): Promise<JsonValue | undefined> {
+/** The least bound of `maxDataFileBytes`: a data file up to this size is always read. */
+export const DATA_FILE_FLOOR_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The largest data file read, for a `--max-data-bytes` of `maxDataBytes`: four times that, at
+ * least 64 MiB (docs/decisions.md "Data files read bounded"). The limit itself is on a dataset's
+ * compact JSON, checked once the file is read; a larger file is refused from its size first, so
+ * a huge file in the rules dir never reaches memory, while hand-written files with whitespace
+ * (pretty-printed) near the limit still load.
+ */
+export function maxDataFileBytes(maxDataBytes: number | undefined): number {
+  return Math.max(DATA_FILE_FLOOR_BYTES, 4 * (maxDataBytes ?? 0));
+}
+
+/**
+ * The value of a data file; undefined when the file does not exist. Throws when it is not JSON,
+ * or when it is larger than `maxFileBytes` (then before reading any of it).
+ */
+export async function readDataFile(path: string, maxFileBytes: number = DATA_FILE_FLOOR_BYTES): Promise<JsonValue | undefined> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readBounded(path, maxFileBytes);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -85,6 +102,28 @@ export async function readDataFile(path: string): Promise<JsonValue | undefined>
     return JSON.parse(text) as JsonValue;
   } catch (err) {
     throw new Error(`not JSON: ${errorText(err)}`);
+  }
+}
+
+/**
+ * The text of the file at `path`, refused from its size when over `maxBytes`; at most the size
+ * found is read (a file that grows meanwhile is cut there, and fails to parse).
+ */
+async function readBounded(path: string, maxBytes: number): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > maxBytes) throw new Error(`file is ${size} bytes, over the ${maxBytes}-byte limit for data files`);
+    const buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const { bytesRead } = await handle.read(buf, got, size - got, null);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return buf.toString('utf8', 0, got);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -29,7 +29,7 @@ import type { DataSnapshot } from '../expr/data-ref.js';
 import { isValidRulesetName } from '../ruleset/model.js';
 import { atomicWrite, fsyncDir } from './atomic-write.js';
 import type { DataChange } from './change.js';
-import { dataFilePath, readDataFile, scanDataFiles } from './data-files.js';
+import { dataFilePath, maxDataFileBytes, readDataFile, scanDataFiles } from './data-files.js';
 import { dataRecord, type DataRecord } from './data-record.js';
 import { Emitter, type StoreLogger } from './emitter.js';
 import type { Origin } from './record.js';
@@ -171,7 +171,7 @@ export class DataStore {
     const { files, skipped } = await scanDataFiles(dir);
     for (const file of files) {
       try {
-        const value = await readDataFile(file.path);
+        const value = await readDataFile(file.path, maxDataFileBytes(this.options.maxBytes));
         if (value === undefined) continue;
         const record = dataRecord(file.tenant, file.name, value);
         const reason = this.oversized(record);

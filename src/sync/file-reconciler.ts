@@ -20,7 +20,7 @@
  * `shadow.put` / `shadow.delete` (`reconcileShadow`).
  */
 import { readRuleFile } from '../signing/index.js';
-import { dataFilePath, readDataFile } from '../store/data-files.js';
+import { dataFilePath, maxDataFileBytes, readDataFile } from '../store/data-files.js';
 import { dataVersionOf } from '../store/data-record.js';
 import { parseShadowValue, shadowRecord } from '../store/shadow-record.js';
 import { shadowPath } from '../store/shadow-store.js';
@@ -55,6 +55,8 @@ export class FileReconciler {
     private readonly target: SyncTarget,
     private readonly logger: Logger,
     private readonly rulesDir: string,
+    /** `--max-data-bytes` (bounds the size of a data file read: `maxDataFileBytes`). */
+    private readonly maxDataBytes?: number,
   ) {}
 
   /** New zeroed counters. */
@@ -118,7 +120,7 @@ export class FileReconciler {
     const path = dataFilePath(this.rulesDir, tenant, name);
     let value;
     try {
-      value = await readDataFile(path);
+      value = await readDataFile(path, maxDataFileBytes(this.maxDataBytes));
     } catch (err) {
       counts.data_failed++;
       const serving = this.target.currentData(tenant, name)?.version ?? null;

@@ -128,6 +128,7 @@ export function prepareSync(options: StartSyncOptions): PreparedSync {
           poll: config.watchPoll,
           pollIntervalMs: config.watchPollIntervalMs,
           watchTenantsFile: config.multiTenancyEnabled,
+          maxDataBytes: config.maxDataBytes,
           recheckSince: options.recheckSince ?? Math.floor(performance.timeOrigin),
           ...(options.hooks?.onTenantsFileChanged ? { onTenantsFileChanged: options.hooks.onTenantsFileChanged } : {}),
           ...(options.createFsWatcher ? { createFsWatcher: options.createFsWatcher } : {}),

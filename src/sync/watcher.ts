@@ -59,6 +59,8 @@ export interface RuleWatcherOptions {
   readonly pollIntervalMs: number;
   /** Watch `tenants.json` (multi-tenancy mode). */
   readonly watchTenantsFile: boolean;
+  /** `--max-data-bytes`: data files over `maxDataFileBytes` of it are refused before reading. */
+  readonly maxDataBytes?: number;
   /** Hook for a changed tenant registry; default: logged. */
   readonly onTenantsFileChanged?: () => void | Promise<void>;
   /** Files modified after this time (ms since the epoch) are re-checked once the watcher is ready. */
@@ -118,7 +120,7 @@ export class RuleWatcher {
     this.files = files;
     this.clock = options.clock ?? realClock;
     this.mode = options.poll ? 'polling' : 'native';
-    this.reconciler = new FileReconciler(files, options.target, options.logger, options.rulesDir);
+    this.reconciler = new FileReconciler(files, options.target, options.logger, options.rulesDir, options.maxDataBytes);
     this.batcher = new Batcher<string>({
       clock: this.clock,
       debounceMs: options.debounceMs ?? WATCH_DEBOUNCE_MS,

@@ -5,13 +5,14 @@
  * under `<dir>/data/`, reload).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeRuleset } from '../../../src/analysis/index.js';
 import { compile, datasetNames, parse, readsData, render, setDataSnapshot } from '../../../src/expr/index.js';
 import { generateFilter, parseFilterRequest } from '../../../src/filter/index.js';
 import { compileRuleset, execute } from '../../../src/ruleset/index.js';
+import { DATA_FILE_FLOOR_BYTES, maxDataFileBytes, readDataFile } from '../../../src/store/data-files.js';
 import { DataStore, dataRecord } from '../../../src/store/data-store.js';
 import { tempDir } from '../../helpers/server-process.js';
 
@@ -158,5 +159,36 @@ describe('the data store', () => {
     assert.equal(again.get('acme', 'rates')?.version, store.get('acme', 'rates')?.version);
     await again.delete('acme', 'rates');
     assert.ok(!existsSync(join(dir.path, 'tenants', 'acme', 'data', 'rates.json')));
+  });
+
+  it('a data file over the size bound is refused from its size, before any of it is read (a 3 GiB sparse file)', async () => {
+    const d = tempDir('svc-data-bound-');
+    try {
+      mkdirSync(join(d.path, 'data'), { recursive: true });
+      const huge = join(d.path, 'data', 'huge.json');
+      writeFileSync(huge, '');
+      truncateSync(huge, 3 * 2 ** 30);
+      // Without the bound, node itself refuses a 3 GiB string ("Cannot create a string longer than ..."):
+      // the message names the data-file limit instead.
+      await assert.rejects(readDataFile(huge), { message: `file is ${3 * 2 ** 30} bytes, over the ${DATA_FILE_FLOOR_BYTES}-byte limit for data files` });
+      writeFileSync(join(d.path, 'data', 'small.json'), JSON.stringify({ ok: [1, 2, 3] }, null, 8));
+      const report = await new DataStore({ rulesDir: d.path, maxBytes: 1024 }).load();
+      assert.equal(report.loaded, 1);
+      assert.deepEqual(
+        report.skipped.map((s) => [s.path.split('/').pop(), s.reason]),
+        [['huge.json', `file is ${3 * 2 ** 30} bytes, over the ${DATA_FILE_FLOOR_BYTES}-byte limit for data files`]],
+      );
+      // The bound follows --max-data-bytes above its floor: four times it.
+      assert.equal(maxDataFileBytes(undefined), DATA_FILE_FLOOR_BYTES);
+      assert.equal(maxDataFileBytes(10 * 2 ** 20), DATA_FILE_FLOOR_BYTES);
+      assert.equal(maxDataFileBytes(100 * 2 ** 20), 400 * 2 ** 20);
+      // One byte over the bound is refused; the bound itself is read (and then fails as JSON, being zeros).
+      truncateSync(huge, DATA_FILE_FLOOR_BYTES + 1);
+      await assert.rejects(readDataFile(huge), /over the .*-byte limit for data files/);
+      truncateSync(huge, DATA_FILE_FLOOR_BYTES);
+      await assert.rejects(readDataFile(huge), /^Error: not JSON/);
+    } finally {
+      d.remove();
+    }
   });
 });
