@@ -41,12 +41,16 @@ const DEFAULT_TENANT = 'default';
 /** Where `RulesetMetrics` keeps its numbers in its one array. */
 const SUCCESS = 0;
 const ERROR = 1;
-/** The execution duration histogram (count, sum, buckets). */
-const DURATION = 2;
 /** The first terminal code's count. */
-const CODES = DURATION + 3 + EXECUTION_BUCKETS.length;
+const CODES = 2;
 /** Terminal codes counted in the array; a ruleset's further codes are counted in a map. */
 const CODE_SLOTS = 6;
+/**
+ * The execution duration histogram (count, sum, buckets), after the codes: what one execution
+ * updates (a count, a code, the histogram's count and sum, a bucket of the short durations) is
+ * then in the array's first two cache lines.
+ */
+const DURATION = CODES + CODE_SLOTS;
 
 /** Accumulated numbers of one ruleset; `record` is the cheap hot-path call. */
 export class RulesetMetrics {
@@ -57,7 +61,7 @@ export class RulesetMetrics {
    * cache lines to fetch when traffic spreads over many rulesets, instead of a histogram object,
    * its array and a box per code.
    */
-  private readonly data = new Float64Array(CODES + CODE_SLOTS);
+  private readonly data = new Float64Array(DURATION + 3 + EXECUTION_BUCKETS.length);
   readonly duration = new HistogramData(EXECUTION_BUCKETS, this.data, DURATION);
   readonly compilation = new HistogramData(COMPILATION_BUCKETS);
   /** Terminal code → its position in `data`, in the order first seen. */

@@ -281,25 +281,58 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
  * freezing does not touch.
  */
 class Compiled implements CompiledRuleset {
+  // NOTE (speed): the fields every execution reads come first, so that a ruleset's object that
+  // must be fetched from memory serves them from its first cache line.
+  readonly _plan: ExecutionPlan;
+  readonly inputSchema: InputSchema | null;
+  readonly datasets: readonly string[];
+  readonly calls: readonly string[];
+  readonly name: string;
+  readonly version: string;
+  readonly description: string | null;
+  readonly fieldMissing: FieldMissing;
+  readonly timeoutMs: number | undefined;
+  readonly entryStep: string;
+  readonly stepCount: number;
+  readonly doc: RulesetDoc;
+  readonly hasVariables: boolean;
+  readonly steps: ReadonlyMap<string, StepInfo>;
+  readonly derived: DerivedValues;
   #graph: RulesetGraph | undefined = undefined;
 
   constructor(
-    readonly name: string,
-    readonly version: string,
-    readonly description: string | null,
-    readonly fieldMissing: FieldMissing,
-    readonly timeoutMs: number | undefined,
-    readonly entryStep: string,
-    readonly stepCount: number,
-    readonly doc: RulesetDoc,
-    readonly hasVariables: boolean,
-    readonly steps: ReadonlyMap<string, StepInfo>,
-    readonly inputSchema: InputSchema | null,
-    readonly datasets: readonly string[],
-    readonly calls: readonly string[],
-    readonly derived: DerivedValues,
-    readonly _plan: ExecutionPlan,
-  ) {}
+    name: string,
+    version: string,
+    description: string | null,
+    fieldMissing: FieldMissing,
+    timeoutMs: number | undefined,
+    entryStep: string,
+    stepCount: number,
+    doc: RulesetDoc,
+    hasVariables: boolean,
+    steps: ReadonlyMap<string, StepInfo>,
+    inputSchema: InputSchema | null,
+    datasets: readonly string[],
+    calls: readonly string[],
+    derived: DerivedValues,
+    plan: ExecutionPlan,
+  ) {
+    this._plan = plan;
+    this.inputSchema = inputSchema;
+    this.datasets = datasets;
+    this.calls = calls;
+    this.name = name;
+    this.version = version;
+    this.description = description;
+    this.fieldMissing = fieldMissing;
+    this.timeoutMs = timeoutMs;
+    this.entryStep = entryStep;
+    this.stepCount = stepCount;
+    this.doc = doc;
+    this.hasVariables = hasVariables;
+    this.steps = steps;
+    this.derived = derived;
+  }
 
   /**
    * NOTE (start time and memory, bench/NOTES.md "Many rulesets"): built on first use (analysis,
