@@ -201,7 +201,7 @@ export function compileSubset(schema: JsonValue): SchemaValidator | null {
   }
   const walk = new SubsetWalk(root, list.length === 0 ? NO_BOUNDS : Float64Array.from(list));
   const validate: SchemaValidator = (data: unknown): boolean => {
-    const errors = walkSubset(walk, data);
+    const errors = walkSubset(walk.tree, walk.bounds, data);
     validate.errors = errors;
     return errors === null;
   };
@@ -210,24 +210,28 @@ export function compileSubset(schema: JsonValue): SchemaValidator | null {
   return validate;
 }
 
+/** The tree of a subset schema (opaque outside this module). */
+export type SubsetTree = SchemaNode;
+
 /** What a subset validator walks: a tree (maybe shared with schemas of the same shape) and the schema's own bounds. */
 export class SubsetWalk {
   constructor(
-    readonly tree: SchemaNode,
+    readonly tree: SubsetTree,
     readonly bounds: Float64Array,
   ) {}
 }
 
 /**
- * The errors of `data` against a subset schema (ajv's form and order), or null when it is valid.
- * NOTE (speed, bench/NOTES.md "Many rulesets"): ./input-schema.ts calls this directly with the
- * walk it keeps, so an execution reads no validator function, closure context or `errors`
- * property of its own ruleset.
+ * The errors of `data` against a subset schema's tree and bounds (a `SubsetWalk`'s), in ajv's
+ * form and order, or null when it is valid. NOTE (speed, bench/NOTES.md "Many rulesets" and
+ * "Seventh session"): ./input-schema.ts calls this directly with the tree and bounds it keeps
+ * in its own fields, so an execution reads no validator function, closure context, `errors`
+ * property or walk object of its own ruleset.
  */
-export function walkSubset(walk: SubsetWalk, data: unknown): ErrorObject[] | null {
+export function walkSubset(tree: SubsetTree, bounds: Float64Array, data: unknown): ErrorObject[] | null {
   found = null;
-  B = walk.bounds;
-  run(walk.tree, data, 0);
+  B = bounds;
+  run(tree, data, 0);
   B = NO_BOUNDS;
   const errors = found as ErrorObject[] | null;
   found = null;
