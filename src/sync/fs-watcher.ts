@@ -11,6 +11,12 @@ export interface FsWatcherLike {
   on(event: 'all', listener: (event: string, path: string) => void): unknown;
   on(event: 'error', listener: (err: unknown) => void): unknown;
   on(event: 'ready', listener: () => void): unknown;
+  /**
+   * Watches more paths. The watcher gives it the files it found by re-reading a new directory:
+   * chokidar did not see them land (it reads a new directory before it watches it), and it
+   * reports the removal only of entries it knows.
+   */
+  add?(paths: string[]): unknown;
   close(): Promise<void>;
 }
 

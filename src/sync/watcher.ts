@@ -26,7 +26,7 @@
  * there; a new data directory is re-read the same way.
  */
 import { scanDataFiles } from '../store/data-files.js';
-import { scanShadowFiles } from '../store/shadow-store.js';
+import { scanShadowFiles, shadowPath } from '../store/shadow-store.js';
 import { classifyRulePath, isIgnoredPath } from '../store/rule-paths.js';
 import { DEFAULT_TENANT, type RuleFiles } from '../store/types.js';
 import { Batcher } from './batcher.js';
@@ -375,10 +375,15 @@ export class RuleWatcher {
     const all = dirs.includes(dirKey(''));
     const tenants = new Set(dirs.map((key) => key.slice(DIR_KEY.length)));
     const found: string[] = [];
+    /** The files of `found` (chokidar is told to watch them: see `FsWatcherLike.add`). */
+    const paths: string[] = [];
     if (dirs.length > 0) {
       try {
         for (const file of await this.files.scan()) {
-          if (file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant))) found.push(ruleKey(file.tenant, file.name));
+          if (file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant))) {
+            found.push(ruleKey(file.tenant, file.name));
+            paths.push(file.path);
+          }
         }
       } catch (err) {
         this.options.logger.warn({ err: errorText(err) }, 'cannot scan the rules dir');
@@ -390,7 +395,10 @@ export class RuleWatcher {
       try {
         for (const file of (await scanDataFiles(this.options.rulesDir)).files) {
           const inNewTenant = file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant));
-          if (inNewTenant || dataTenants.has(file.tenant)) found.push(dataKey(file.tenant, file.name));
+          if (inNewTenant || dataTenants.has(file.tenant)) {
+            found.push(dataKey(file.tenant, file.name));
+            paths.push(file.path);
+          }
         }
       } catch (err) {
         this.options.logger.warn({ err: errorText(err) }, 'cannot scan the data files of the rules dir');
@@ -401,7 +409,10 @@ export class RuleWatcher {
     try {
       for (const file of await scanShadowFiles(this.options.rulesDir)) {
         const inNewTenant = file.tenant !== DEFAULT_TENANT && (all || tenants.has(file.tenant));
-        if (inNewTenant || shadowTenants.has(file.tenant)) found.push(shadowKey(file.tenant, file.name));
+        if (inNewTenant || shadowTenants.has(file.tenant)) {
+          found.push(shadowKey(file.tenant, file.name));
+          paths.push(shadowPath(this.options.rulesDir, file.tenant, file.name));
+        }
       }
     } catch (err) {
       this.options.logger.warn({ err: errorText(err) }, 'cannot scan the shadow files of the rules dir');
@@ -411,6 +422,16 @@ export class RuleWatcher {
       if (!key.startsWith(DIR_KEY) && !key.startsWith(DATA_DIR_KEY) && !key.startsWith(SHADOW_DIR_KEY)) out.add(key);
     }
     for (const key of found) out.add(key);
+    // NOTE: without this, a file that landed while chokidar read its new directory is unknown to
+    // chokidar, which then reports nothing when it is deleted (the deleted shadow, rule or dataset
+    // would stay loaded). Watching it explicitly makes its removal an event.
+    if (paths.length > 0) {
+      try {
+        this.fsw?.add?.(paths);
+      } catch (err) {
+        this.options.logger.warn({ err: errorText(err) }, 'cannot watch the files of a new directory');
+      }
+    }
     return out;
   }
 

@@ -19,6 +19,11 @@ class FakeFsWatcher extends EventEmitter {
     super();
     setImmediate(() => this.emit('ready'));
   }
+  /** The paths the watcher asked to watch besides the rules dir (`FsWatcherLike.add`). */
+  readonly added: string[] = [];
+  add(paths: string[]): void {
+    this.added.push(...paths);
+  }
   async close(): Promise<void> {}
   change(path: string, event = 'change'): void {
     this.emit('all', event, path);
@@ -62,6 +67,19 @@ async function setup(recheckSince = Date.now() + 3_600_000) {
 }
 
 describe('RuleWatcher with shadow files (fake file events)', () => {
+  it('a shadow file found only by re-reading its new directory is given to the file watcher to watch (so its deletion is reported)', async () => {
+    // chokidar reads a new directory before it watches it: a file that lands in between gets no
+    // event of its own, and chokidar would report nothing when it is deleted.
+    const { fx, w, fs, path } = await setup();
+    await w.start();
+    mkdirSync(path('shadows'));
+    writeFileSync(path('shadows/pricing.json'), SHADOW('NEW'));
+    fs().change(path('shadows'), 'addDir'); // no event for the file itself
+    await w.flushNow();
+    assert.equal(fx.service.currentShadow('default', 'pricing')?.sampleRate, 50);
+    assert.deepEqual(fs().added, [path('shadows/pricing.json')]);
+  });
+
   it('applies an added or changed shadow file as shadow.put and an unlinked one as shadow.delete', async () => {
     const { fx, w, fs, changes, path } = await setup();
     await w.start();
