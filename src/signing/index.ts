@@ -56,6 +56,7 @@ export {
 export { MAX_DECOMPRESSED_BYTES } from './zstd.js';
 export {
   decodeRuleFile,
+  readFileBounded,
   readRuleFile,
   readRuleFileSync,
   ruleFileFormat,

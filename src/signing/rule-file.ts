@@ -62,11 +62,20 @@ export function readRuleFileSync(path: string): Buffer {
 }
 
 /** `readRuleFileSync` without blocking the event loop (the watcher's reloads). */
-export async function readRuleFile(path: string): Promise<Buffer> {
+export function readRuleFile(path: string): Promise<Buffer> {
+  return readFileBounded(path, MAX_RULE_FILE_BYTES, (size) => tooLarge(path, size));
+}
+
+/**
+ * The bytes of the file at `path`; when it is larger than `maxBytes`, the error of `tooLarge` is
+ * thrown from its size, before any of it is read. At most the size found is read (a file that
+ * grows meanwhile is cut there). The bounded read of rule files, shadow files and data files.
+ */
+export async function readFileBounded(path: string, maxBytes: number, tooLarge: (size: number) => Error): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    if (size > MAX_RULE_FILE_BYTES) throw tooLarge(path, size);
+    if (size > maxBytes) throw tooLarge(size);
     const buf = Buffer.allocUnsafe(size);
     let got = 0;
     while (got < size) {

@@ -4,10 +4,11 @@
  * others. Listing them (the start-up load and the watcher's scans) and reading one (strict JSON)
  * live here, so the layout is known in one place with the store.
  */
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JsonValue } from '../expr/ast.js';
 import { isValidRulesetName } from '../ruleset/model.js';
+import { readFileBounded } from '../signing/index.js';
 import { isTempFileName } from './atomic-write.js';
 import { TENANTS_DIR, tenantDir } from './layout.js';
 import { DEFAULT_TENANT } from './record.js';
@@ -93,7 +94,8 @@ export function maxDataFileBytes(maxDataBytes: number | undefined): number {
 export async function readDataFile(path: string, maxFileBytes: number = DATA_FILE_FLOOR_BYTES): Promise<JsonValue | undefined> {
   let text: string;
   try {
-    text = await readBounded(path, maxFileBytes);
+    const bytes = await readFileBounded(path, maxFileBytes, (size) => new Error(`file is ${size} bytes, over the ${maxFileBytes}-byte limit for data files`));
+    text = bytes.toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -102,28 +104,6 @@ export async function readDataFile(path: string, maxFileBytes: number = DATA_FIL
     return JSON.parse(text) as JsonValue;
   } catch (err) {
     throw new Error(`not JSON: ${errorText(err)}`);
-  }
-}
-
-/**
- * The text of the file at `path`, refused from its size when over `maxBytes`; at most the size
- * found is read (a file that grows meanwhile is cut there, and fails to parse).
- */
-async function readBounded(path: string, maxBytes: number): Promise<string> {
-  const handle = await open(path, 'r');
-  try {
-    const { size } = await handle.stat();
-    if (size > maxBytes) throw new Error(`file is ${size} bytes, over the ${maxBytes}-byte limit for data files`);
-    const buf = Buffer.allocUnsafe(size);
-    let got = 0;
-    while (got < size) {
-      const { bytesRead } = await handle.read(buf, got, size - got, null);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    return buf.toString('utf8', 0, got);
-  } finally {
-    await handle.close();
   }
 }
 
