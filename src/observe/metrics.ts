@@ -38,76 +38,136 @@ export interface MetricsOptions {
 /** The tenant of rulesets recorded without one. */
 const DEFAULT_TENANT = 'default';
 
-/** Where `RulesetMetrics` keeps its numbers in its one array. */
+/** Where `RulesetMetrics` keeps its numbers in its block (offsets from the block's start). */
 const SUCCESS = 0;
 const ERROR = 1;
 /** The first terminal code's count. */
 const CODES = 2;
-/** Terminal codes counted in the array; a ruleset's further codes are counted in a map. */
+/** Terminal codes counted in the block; a ruleset's further codes are counted in a map. */
 const CODE_SLOTS = 6;
 /**
  * The execution duration histogram (count, sum, buckets), after the codes: what one execution
  * updates (a count, a code, the histogram's count and sum, a bucket of the short durations) is
- * then in the array's first two cache lines.
+ * then in the block's first two cache lines.
  */
 const DURATION = CODES + CODE_SLOTS;
+/** The compilation duration histogram, last (written once per compile, read at scrape time). */
+const COMPILATION = DURATION + 3 + EXECUTION_BUCKETS.length;
+/** Numbers per ruleset, rounded up to whole 64-byte cache lines. */
+const BLOCK = Math.ceil((COMPILATION + 3 + COMPILATION_BUCKETS.length) / 8) * 8;
+/** Blocks per shared chunk. */
+const CHUNK_BLOCKS = 128;
+
+/**
+ * The numbers of many rulesets: blocks of `BLOCK` numbers in shared chunks of `CHUNK_BLOCKS`
+ * blocks, handed out in order and reused once given back.
+ *
+ * NOTE (speed, bench/NOTES.md "Eighth session"): an array of its own per ruleset is one more
+ * object per execution to fetch from memory when traffic spreads over thousands of rulesets
+ * (the typed array object before its numbers), and an ArrayBuffer each to allocate and track at
+ * start; a chunk's typed array is shared by 128 rulesets and stays in the CPU caches.
+ */
+class MetricsSlab {
+  private chunk: Float64Array | null = null;
+  private used = CHUNK_BLOCKS;
+  private readonly free: { data: Float64Array; at: number }[] = [];
+
+  /** A zeroed block: its chunk and its first index there. */
+  take(): { data: Float64Array; at: number } {
+    const reused = this.free.pop();
+    if (reused !== undefined) return reused;
+    if (this.used === CHUNK_BLOCKS) {
+      this.chunk = new Float64Array(CHUNK_BLOCKS * BLOCK);
+      this.used = 0;
+    }
+    return { data: this.chunk as Float64Array, at: BLOCK * this.used++ };
+  }
+
+  /** Takes back a block (zeroed here) for a later `take`. */
+  give(data: Float64Array, at: number): void {
+    data.fill(0, at, at + BLOCK);
+    this.free.push({ data, at });
+  }
+}
 
 /** Accumulated numbers of one ruleset; `record` is the cheap hot-path call. */
 export class RulesetMetrics {
+  // NOTE (speed, bench/NOTES.md "Eighth session"): the fields `record` reads (and the runner's
+  // owner check) first, so that a handle fetched from memory serves them from one cache line.
+  /** The `Metrics` that exports it (a holder checks it before reusing the handle). */
+  readonly owner: unknown;
   /**
-   * Success and error counts, the execution duration histogram and the counts of the first
-   * `CODE_SLOTS` terminal codes, in one array. NOTE (speed, bench/NOTES.md "Seventh session"):
-   * an execution updates three or four numbers of one ruleset; kept together they are one or two
-   * cache lines to fetch when traffic spreads over many rulesets, instead of a histogram object,
-   * its array and a box per code.
+   * Where its numbers are, from `at`: success and error counts, the counts of the first
+   * `CODE_SLOTS` terminal codes, the execution and the compilation duration histograms
+   * (`BLOCK` numbers). NOTE (speed, bench/NOTES.md "Seventh session"): an execution updates
+   * three or four numbers of one ruleset; kept together they are one or two cache lines to fetch
+   * when traffic spreads over many rulesets, instead of a histogram object, its array and a box
+   * per code. A block of its owner's shared chunks, or an array of its own once detached.
    */
-  private readonly data = new Float64Array(DURATION + 3 + EXECUTION_BUCKETS.length);
-  readonly duration = new HistogramData(EXECUTION_BUCKETS, this.data, DURATION);
-  readonly compilation = new HistogramData(COMPILATION_BUCKETS);
-  /** Terminal code → its position in `data`, in the order first seen. */
+  private data: Float64Array;
+  private at: number;
+  /** The terminal code recorded last and its offset in the block (-1: counted in `overflow`). */
+  private lastCode: string | undefined = undefined;
+  private lastSlot = -1;
+  readonly name: string;
+  readonly tenant: string;
+  /** Terminal code → its offset in the block, in the order first seen. */
   private readonly slots = new Map<string, number>();
   /** Counts of the codes past the first `CODE_SLOTS`, in the order first seen (rare). */
   private overflow: Map<string, number> | null = null;
-  /** The terminal code recorded last and its position in `data` (-1: counted in `overflow`). */
-  private lastCode: string | undefined = undefined;
-  private lastSlot = -1;
+  /** The shared chunks its block is in (null: an array of its own). */
+  private slab: MetricsSlab | null;
 
   /** @internal Made by `Metrics.ruleset`. */
-  constructor(
-    readonly name: string,
-    readonly tenant: string = DEFAULT_TENANT,
-    /** The `Metrics` that exports it (a holder checks it before reusing the handle). */
-    readonly owner: unknown = null,
-  ) {}
+  constructor(name: string, tenant: string = DEFAULT_TENANT, owner: unknown = null, slab: MetricsSlab | null = null) {
+    this.owner = owner;
+    const block = slab === null ? { data: new Float64Array(BLOCK), at: 0 } : slab.take();
+    this.data = block.data;
+    this.at = block.at;
+    this.name = name;
+    this.tenant = tenant;
+    this.slab = slab;
+  }
 
   /** Successful executions. */
   get success(): number {
-    return this.data[SUCCESS] as number;
+    return this.data[this.at + SUCCESS] as number;
   }
 
   /** Failed executions. */
   get error(): number {
-    return this.data[ERROR] as number;
+    return this.data[this.at + ERROR] as number;
+  }
+
+  /** The execution duration histogram (a view of its numbers, read at scrape time). */
+  get duration(): HistogramData {
+    return new HistogramData(EXECUTION_BUCKETS, this.data, this.at + DURATION);
+  }
+
+  /** The compilation duration histogram (a view of its numbers, read at scrape time). */
+  get compilation(): HistogramData {
+    return new HistogramData(COMPILATION_BUCKETS, this.data, this.at + COMPILATION);
   }
 
   /** Count per terminal code, in the order the codes were first recorded. */
   *codes(): IterableIterator<[string, number]> {
-    for (const [code, slot] of this.slots) yield [code, this.data[slot] as number];
+    for (const [code, slot] of this.slots) yield [code, this.data[this.at + slot] as number];
     if (this.overflow !== null) yield* this.overflow;
   }
 
   /** Records one execution: its duration in seconds, its outcome and (on success) its terminal code. */
   record(seconds: number, ok: boolean, code?: string): void {
     const data = this.data;
-    if (ok) data[SUCCESS] = (data[SUCCESS] as number) + 1;
-    else data[ERROR] = (data[ERROR] as number) + 1;
-    observeInto(data, DURATION, EXECUTION_BUCKETS, seconds);
+    const at = this.at;
+    if (ok) data[at + SUCCESS] = (data[at + SUCCESS] as number) + 1;
+    else data[at + ERROR] = (data[at + ERROR] as number) + 1;
+    observeInto(data, at + DURATION, EXECUTION_BUCKETS, seconds);
     if (ok && code !== undefined) {
       // NOTE (speed, bench/NOTES.md "Many rulesets"): the code of the previous execution is
       // checked first; the map (and its table, a memory fetch when the ruleset ran long ago) only
       // when the code differs.
       if (code === this.lastCode && this.lastSlot >= 0) {
-        data[this.lastSlot] = (data[this.lastSlot] as number) + 1;
+        data[at + this.lastSlot] = (data[at + this.lastSlot] as number) + 1;
         return;
       }
       this.countCode(code);
@@ -123,7 +183,7 @@ export class RulesetMetrics {
     }
     this.lastCode = code;
     if (slot !== undefined) {
-      this.data[slot] = (this.data[slot] as number) + 1;
+      this.data[this.at + slot] = (this.data[this.at + slot] as number) + 1;
       this.lastSlot = slot;
       return;
     }
@@ -134,7 +194,21 @@ export class RulesetMetrics {
 
   /** Records how long compiling this ruleset took, in seconds. */
   compiled(seconds: number): void {
-    this.compilation.observe(seconds);
+    observeInto(this.data, this.at + COMPILATION, COMPILATION_BUCKETS, seconds);
+  }
+
+  /**
+   * @internal Called by `Metrics` when it stops exporting this handle: its numbers move to an
+   * array of its own (a holder may still record into it) and its block goes back for reuse.
+   */
+  detach(): void {
+    const slab = this.slab;
+    if (slab === null) return;
+    const own = this.data.slice(this.at, this.at + BLOCK);
+    slab.give(this.data, this.at);
+    this.data = own;
+    this.at = 0;
+    this.slab = null;
   }
 }
 
@@ -150,6 +224,8 @@ export class Metrics {
   private rulesCount: () => number;
   private active = 0;
   private readonly rulesets = new Map<string, RulesetMetrics>();
+  /** Where the rulesets' numbers are kept (see `MetricsSlab`). */
+  private readonly slab = new MetricsSlab();
   /** Handles of tenants other than `default`: tenant → name → handle (multi-tenancy mode). */
   private readonly tenantRulesets = new Map<string, Map<string, RulesetMetrics>>();
   private readonly tenantLabel: boolean;
@@ -256,7 +332,7 @@ export class Metrics {
     if (tenant !== undefined && tenant !== DEFAULT_TENANT) return this.tenantRuleset(name, tenant);
     let handle = this.rulesets.get(name);
     if (handle === undefined) {
-      handle = new RulesetMetrics(name, DEFAULT_TENANT, this);
+      handle = new RulesetMetrics(name, DEFAULT_TENANT, this, this.slab);
       this.rulesets.set(name, handle);
     }
     return handle;
@@ -296,10 +372,12 @@ export class Metrics {
   forgetRuleset(name: string, tenant?: string): void {
     if (tenant !== undefined && tenant !== DEFAULT_TENANT) {
       const names = this.tenantRulesets.get(tenant);
+      names?.get(name)?.detach();
       names?.delete(name);
       if (names?.size === 0) this.tenantRulesets.delete(tenant);
       return;
     }
+    this.rulesets.get(name)?.detach();
     this.rulesets.delete(name);
   }
 
@@ -312,7 +390,7 @@ export class Metrics {
     }
     let handle = names.get(name);
     if (handle === undefined) {
-      handle = new RulesetMetrics(name, tenant, this);
+      handle = new RulesetMetrics(name, tenant, this, this.slab);
       names.set(name, handle);
     }
     return handle;

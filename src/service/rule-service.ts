@@ -767,7 +767,9 @@ export class RuleService implements RuleServiceApi {
       throw toServiceError(err);
     }
     this.deps.metrics.observeCompilation(compiled.name, (this.deps.clock() - started) / 1000, tenant);
-    const record: RuleRecord = { tenant, name: compiled.name, version: compiled.version, doc: compiled.doc, compiled, runState: undefined };
+    // NOTE (speed, bench/NOTES.md "Eighth session"): the two fields every execution reads first,
+    // so that a record fetched from memory serves them from its first cache line.
+    const record: RuleRecord = { compiled, runState: undefined, tenant, name: compiled.name, version: compiled.version, doc: compiled.doc };
     return signature ? { ...record, signature } : record;
   }
 

@@ -244,3 +244,51 @@ test('Metrics satisfies the service port', () => {
   const port: ServiceMetrics = make();
   assert.equal(typeof port.recordExecution, 'function');
 });
+
+test('rulesets kept in shared blocks count apart, and a forgotten handle keeps counting without touching the block reused after it', async () => {
+  // 300 rulesets fill more than two of the shared chunks (128 blocks each).
+  const metrics = make();
+  const handles = Array.from({ length: 300 }, (_, i) => metrics.ruleset(`r${i}`));
+  handles.forEach((h, i) => {
+    for (let k = 0; k <= i % 5; k++) h.record(0.000002 * (k + 1), true, `C${i % 3}`);
+    if (i % 7 === 0) h.record(0.3, false);
+    metrics.observeCompilation(`r${i}`, 0.0001 * (1 + (i % 4)));
+  });
+  let exp = await scrape(metrics);
+  for (const i of [0, 1, 127, 128, 129, 255, 256, 299]) {
+    const r = `r${i}`;
+    assert.equal(value(exp, 'svc_executions_total', { ruleset: r, result: 'success' }), (i % 5) + 1, r);
+    assert.equal(value(exp, 'svc_executions_total', { ruleset: r, result: 'error' }), i % 7 === 0 ? 1 : 0, r);
+    assert.equal(value(exp, 'svc_terminal_results_total', { ruleset: r, code: `C${i % 3}` }), (i % 5) + 1, r);
+    assert.equal(value(exp, 'svc_execution_duration_seconds_count', { ruleset: r }), (i % 5) + 1 + (i % 7 === 0 ? 1 : 0), r);
+    assert.equal(value(exp, 'svc_compilation_duration_seconds_count', { ruleset: r }), 1, r);
+  }
+  // Forgotten: its block goes back and the next new ruleset gets it, starting from zero; the
+  // old handle (still held) counts into numbers of its own.
+  const old = handles[5]!;
+  metrics.forgetRuleset('r5');
+  const fresh = metrics.ruleset('new');
+  old.record(0.001, true, 'OLD');
+  old.record(0.001, true, 'OLD');
+  fresh.record(0.001, true, 'NEW');
+  exp = await scrape(metrics);
+  assert.equal(value(exp, 'svc_executions_total', { ruleset: 'new', result: 'success' }), 1);
+  assert.equal(value(exp, 'svc_executions_total', { ruleset: 'new', result: 'error' }), 0);
+  assert.equal(value(exp, 'svc_execution_duration_seconds_count', { ruleset: 'new' }), 1);
+  assert.deepEqual(
+    exp.samples.filter((s) => s.name === 'svc_compilation_duration_seconds_count' && s.labels.ruleset === 'new'),
+    [],
+    'no compilation recorded for the new ruleset',
+  );
+  assert.equal(old.success, (5 % 5) + 1 + 2, 'the forgotten handle kept its numbers and counted on');
+  assert.equal(fresh.success, 1);
+  assert.deepEqual(
+    [...old.codes()],
+    [
+      ['C2', 1],
+      ['OLD', 2],
+    ],
+  );
+  assert.deepEqual([...fresh.codes()], [['NEW', 1]]);
+  assert.equal(value(exp, 'svc_executions_total', { ruleset: 'r6', result: 'success' }), (6 % 5) + 1, 'neighbours untouched');
+});
