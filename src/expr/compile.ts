@@ -12,6 +12,7 @@ import { compileRawReader, compileValueReader, internalize } from './compile-pat
 import { constValue, fold, isConst } from './fold.js';
 import { checkArrayLength } from './budget.js';
 import { IMPLS_1, IMPLS_2, IMPLS_N } from './functions.js';
+import { render, renderPath } from './render.js';
 import { applyUnary, truthy } from './semantics.js';
 import type { CompiledExpr } from './compiled-expr.js';
 
@@ -21,6 +22,16 @@ export type { CompiledExpr, Vars } from './compiled-expr.js';
 export interface CompileOptions {
   /** What reading a path that does not resolve does: `null` (lenient, default) or MISSING_FIELD (strict). */
   readonly fieldMissing?: 'lenient' | 'strict';
+  /**
+   * Shares compiled parts between expressions: called with a key naming a part exactly (the mode
+   * and the part's rendered text) and the function that compiles it, it returns a closure
+   * compiled earlier for the same key or `make()`'s. Parts shared: path reads and the operands
+   * of `&&` / `||` chains. Compiled closures keep no state of an execution, so any two with one
+   * key are interchangeable. NOTE (speed, bench/NOTES.md "Eighth session"): a condition of its
+   * own per ruleset (`flag || amount < 10042`) then still reads its common parts (`flag`)
+   * through closures that stay in the CPU caches when traffic spreads over many rulesets.
+   */
+  readonly share?: (key: string, make: () => CompiledExpr) => CompiledExpr;
 }
 
 /**
@@ -29,7 +40,28 @@ export interface CompileOptions {
  * constant arrays and values of the input: treat them as read-only.
  */
 export function compile(node: Node, options?: CompileOptions): CompiledExpr {
-  return compileNode(fold(node), options?.fieldMissing === 'strict');
+  const outer = sharing;
+  sharing = options?.share ?? null;
+  try {
+    return compileNode(fold(node), options?.fieldMissing === 'strict');
+  } finally {
+    sharing = outer;
+  }
+}
+
+/** The `share` option of the `compile` call under way (compiling is synchronous). */
+let sharing: ((key: string, make: () => CompiledExpr) => CompiledExpr) | null = null;
+
+/** `make()`, or the closure shared under `strict` and `text` (see `CompileOptions.share`). */
+function shared(strict: boolean, text: () => string, make: () => CompiledExpr): CompiledExpr {
+  if (sharing === null) return make();
+  let key: string;
+  try {
+    key = `${strict ? 'strict' : 'lenient'}\u0001${text()}`;
+  } catch {
+    return make(); // a folded value no text names exactly (render throws for it): not shared
+  }
+  return sharing(key, make);
 }
 
 function deepFreeze<T extends JsonValue>(v: T): T {
@@ -62,7 +94,11 @@ function compileNode(node: Node, strict: boolean): CompiledExpr {
       };
     }
     case 'path':
-      return compileValueReader(node, strict);
+      return shared(
+        strict,
+        () => renderPath(node),
+        () => compileValueReader(node, strict),
+      );
     case 'unary': {
       const f = compileNode(node.operand, strict);
       if (node.op === '!') return (i, v) => !truthy(f(i, v));
@@ -97,7 +133,16 @@ function flatten(node: Node, op: '&&' | '||', out: Node[]): Node[] {
 
 /** `&&` / `||` chains: short-circuit, truthiness inline, no array allocation per evaluation. */
 function compileLogical(op: '&&' | '||', operands: readonly Node[], strict: boolean): CompiledExpr {
-  const fs = operands.map((o) => compileNode(o, strict));
+  // A path operand is shared by compileNode itself; a constant is not worth a lookup.
+  const fs = operands.map((o) =>
+    o.kind === 'path' || o.kind === 'literal'
+      ? compileNode(o, strict)
+      : shared(
+          strict,
+          () => render(o),
+          () => compileNode(o, strict),
+        ),
+  );
   const [f0, f1, f2, f3] = fs as [CompiledExpr, CompiledExpr, CompiledExpr, CompiledExpr];
   if (op === '&&') {
     if (fs.length === 2) return (i, v) => truthy(f0(i, v)) && truthy(f1(i, v));

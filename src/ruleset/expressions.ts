@@ -32,6 +32,21 @@ const shared = new Map<string, CompiledExpr>();
 const SHARED_MAX = 50_000;
 const SHARED_TEXT_MAX = 1024;
 
+/**
+ * Compiled parts of expressions (path reads, operands of `&&` / `||`) by mode and rendered text
+ * (`compile`'s `share` option; its keys differ from those of whole expressions), shared in the
+ * same map under the same bounds.
+ */
+function share(key: string, make: () => CompiledExpr): CompiledExpr {
+  if (key.length > SHARED_TEXT_MAX + 16) return make();
+  let fn = shared.get(key);
+  if (fn === undefined) {
+    fn = make();
+    if (shared.size < SHARED_MAX) shared.set(key, fn);
+  }
+  return fn;
+}
+
 /** Parses and compiles `source`; a syntax or static-check error becomes `{ok: false, message}`. */
 export function parseExpression(source: string, fieldMissing: FieldMissing): ParseOutcome {
   try {
@@ -39,7 +54,7 @@ export function parseExpression(source: string, fieldMissing: FieldMissing): Par
     const key = source.length <= SHARED_TEXT_MAX ? `${fieldMissing}\u0000${source}` : null;
     let fn = key === null ? undefined : shared.get(key);
     if (fn === undefined) {
-      fn = compile(ast, { fieldMissing });
+      fn = compile(ast, { fieldMissing, share });
       if (key !== null && shared.size < SHARED_MAX) shared.set(key, fn);
     }
     return { ok: true, expr: { source, ast, fn } };

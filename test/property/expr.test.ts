@@ -3,6 +3,7 @@
  *   - parse(render(ast)) equals ast (modulo pos) for generated trees, and so does parse of their infix text;
  *   - parse throws nothing but ExprSyntaxError, on any string;
  *   - compiled closures (folded, specialised) agree with the reference interpreter, lenient and strict,
+ *     also with parts shared between trees (compile's `share` option),
  *     also on reference data (`@name.path` over generated snapshots) and on date-function trees
  *     (the reference's date functions are independent of src/expr/dates.ts, `now()` fixed);
  *   - the documented `date_diff` bound: `date_add(a, date_diff(a, b, u), u)` never passes `b`.
@@ -12,7 +13,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { JsonValue, Node } from '../../src/expr/ast.js';
 import { setRequestNow } from '../../src/expr/dates.js';
-import { compile, ExprRuntimeError, ExprSyntaxError, fold, parse, render, setDataSnapshot } from '../../src/expr/index.js';
+import { compile, ExprRuntimeError, ExprSyntaxError, fold, parse, render, setDataSnapshot, type CompiledExpr } from '../../src/expr/index.js';
 import { referenceParse } from '../helpers/date-reference.js';
 import { outcomeOf, referenceEvaluate, type Outcome } from '../helpers/expr-reference.js';
 import {
@@ -205,6 +206,34 @@ test('compiled closures agree with the reference interpreter', () => {
     }),
     { numRuns: 4000 },
   );
+});
+
+test("shared parts (compile's share option, one table across all trees) agree with the reference interpreter", () => {
+  // The trees draw on a small vocabulary of keys, so later trees reuse parts compiled for
+  // earlier ones, in both modes: a part shared across modes or across different texts fails.
+  const table = new Map<string, CompiledExpr>();
+  let reused = 0;
+  const share = (key: string, make: () => CompiledExpr): CompiledExpr => {
+    const fn = table.get(key);
+    if (fn !== undefined) {
+      reused++;
+      return fn;
+    }
+    const made = make();
+    table.set(key, made);
+    return made;
+  };
+  fc.assert(
+    fc.property(evalTree, evalInput, evalVars, fc.boolean(), (ast, input, vars, strict) => {
+      setRequestNow(NOW);
+      const run = compile(ast, { fieldMissing: strict ? 'strict' : 'lenient', share });
+      const got = normal(outcomeOf(() => run(input, vars)));
+      const want = normal(outcomeOf(() => referenceEvaluate(ast, input, vars, strict)));
+      assert.deepEqual(got, want, render(ast));
+    }),
+    { numRuns: 3000 },
+  );
+  assert.ok(reused > 200, `only ${reused} parts were reused`);
 });
 
 test('comparison-heavy trees: specialised tests agree with the reference interpreter', () => {
