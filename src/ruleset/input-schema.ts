@@ -87,17 +87,18 @@ export class InputSchema {
   /**
    * While `#validate` is the subset walker (and may be promoted to ajv's code): the tree and
    * bounds it walks, called directly (see `walkSubset`); null for ajv's code. NOTE (speed,
-   * bench/NOTES.md "Seventh session"): declared first, with the promotion counters, so that an
-   * execution reads what it needs from the first cache line of this object.
+   * bench/NOTES.md "Seventh session"): declared first (after `reject`, which every execution
+   * reads before them), with the promotion counters, so that an execution reads what it needs
+   * from the first cache line of this object.
    */
+  /** True when inputs are validated (`input_validation` is `reject`, the default). */
+  readonly reject: boolean;
   #tree: SubsetTree | null;
   #bounds: Float64Array;
   #lastCheck = 0;
   #streak = 0;
   #validate: SchemaValidator;
   #known: SchemaValidator | null = null;
-  /** True when inputs are validated (`input_validation` is `reject`, the default). */
-  readonly reject: boolean;
   /** The schema as written (deep-frozen with the document). */
   readonly schema: JsonObject | boolean;
 
