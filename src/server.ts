@@ -29,6 +29,7 @@ import { DEFAULT_CONSOLE_DIR } from './transport/http/console.js';
 import { loadHttpsOptions } from './transport/http/https.js';
 import { openDoorMessage, openDoors } from './transport/open-door.js';
 import { startGrpcServer } from './transport/grpc/server.js';
+import { pinTickShape } from './transport/tick-shape.js';
 import { VERSION } from './version.js';
 
 /** A started server. */
@@ -52,6 +53,8 @@ export interface RunningServer {
 /** Starts a server from a parsed config. Rejects (after logging) when it cannot start. */
 export async function startServer(config: Config, logger: Logger = createLogger({ level: config.logLevel })): Promise<RunningServer> {
   const startedAt = Date.now();
+  // NOTE (speed, bench/NOTES.md "Eighth session"): see ./transport/tick-shape.ts.
+  pinTickShape();
   await initSvcCodec();
   const signature: SignaturePolicy = {
     enabled: config.signatureEnabled,
