@@ -17,7 +17,9 @@
  * Every applied change is emitted on the one change stream (`data.put` / `data.delete`,
  * ./change.ts), which sync publishes (docs/data-sync.md). Echo suppression for the watcher: the
  * store remembers the version it last wrote to each file (`isOwnWrite`), so a watcher that reads
- * a file back with exactly that content knows it is this instance's own write.
+ * a file back with exactly that content knows it is this instance's own write; and the version
+ * that write (or a delete) replaced, so that a watcher event read just before the write or the
+ * delete landed (a stale read) does not put the old content back.
  *
  * Reads are synchronous: `snapshot(tenant)` is the per-tenant map that executions read (one
  * frozen map, rebuilt at each change of that tenant, so an execution never sees a half change).
@@ -65,8 +67,11 @@ export class DataStore {
   private readonly byTenant = new Map<string, Map<string, DataRecord>>();
   private readonly snapshots = new Map<string, DataSnapshot>();
   private readonly emitter: Emitter<DataChange>;
-  /** Version last written to each file by this instance (echo suppression, see the module comment). */
-  private readonly written = new Map<string, string>();
+  /**
+   * Per file: the version this instance last wrote there (undefined after its delete) and the
+   * version that write or delete replaced (echo and stale-read suppression, see the module comment).
+   */
+  private readonly written = new Map<string, { readonly own: string | undefined; readonly replaced: string | undefined }>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: DataStoreOptions) {
@@ -141,7 +146,8 @@ export class DataStore {
       const dir = this.options.rulesDir;
       if (dir !== null && persist) {
         const target = dataPath(dir, tenant, name);
-        this.written.delete(target);
+        // NOTE: a watcher event that read the file before it went must not bring it back.
+        this.written.set(target, { own: undefined, replaced: previous.version });
         await rm(target, { force: true });
         await fsyncDir(dirname(target)).catch(() => undefined);
       }
@@ -153,10 +159,19 @@ export class DataStore {
     });
   }
 
-  /** True when `version` is what this instance last wrote to the dataset's file (its own write). */
+  /**
+   * True when `version` is what this instance last wrote to the dataset's file (its own write),
+   * or what that write or its delete replaced: a watcher that read the file before this
+   * instance's change landed holds old content, which must not be put back over the change
+   * (sync-data "shared rules dir" found it: the writer reverted its own update). The price: a
+   * hand edit that restores exactly the replaced content right after such a change is not
+   * reloaded until the file changes again.
+   */
   isOwnWrite(tenant: string, name: string, version: string): boolean {
     const dir = this.options.rulesDir;
-    return dir !== null && this.written.get(dataPath(dir, tenant, name)) === version;
+    if (dir === null) return false;
+    const w = this.written.get(dataPath(dir, tenant, name));
+    return w !== undefined && (w.own === version || w.replaced === version);
   }
 
   /**
@@ -196,9 +211,10 @@ export class DataStore {
     const dir = this.options.rulesDir;
     if (dir === null || !persist) return;
     const target = dataPath(dir, record.tenant, record.name);
-    // Remembered before the rename, so a watcher that reads the new file at once knows it is ours.
+    // Remembered before the rename, so a watcher that reads the new file at once knows it is ours
+    // (and one that read the old file just before knows that is what this write replaces).
     const before = this.written.get(target);
-    this.written.set(target, record.version);
+    this.written.set(target, { own: record.version, replaced: this.get(record.tenant, record.name)?.version });
     try {
       await mkdir(dirname(target), { recursive: true });
       await atomicWrite(target, JSON.stringify(record.value));

@@ -179,9 +179,17 @@ describe('the façade applies dataset changes', () => {
     assert.equal(fx.service.isOwnDataWrite('default', 'kept', v1), true);
     assert.equal(fx.service.isOwnDataWrite('default', 'kept', dataRecord('default', 'kept', [9]).version), false);
     assert.equal(fx.service.isOwnDataWrite('default', 'shared', dataRecord('default', 'shared', [3]).version), false, 'not written by us');
+    // An update: the watcher may have read the file just before it landed (a stale read of v1);
+    // that content is what this write replaced, so it is not put back over the update.
+    await fx.service.applyChange({ kind: 'data.put', tenant: 'default', name: 'kept', value: [4] }, 'sync', true);
+    const v2 = dataRecord('default', 'kept', [4]).version;
+    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v2), true);
+    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v1), true, 'a stale read of what the update replaced');
     await fx.service.applyChange({ kind: 'data.delete', tenant: 'default', name: 'kept' }, 'sync', true);
     assert.equal(existsSync(file('default', 'kept')), false);
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v1), false, 'forgotten with the file');
+    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v2), true, 'a stale read of the deleted file does not bring it back');
+    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v1), false, 'older versions are foreign again');
+    assert.equal(fx.service.isOwnDataWrite('default', 'kept', dataRecord('default', 'kept', [9]).version), false);
   });
 
   it('without reference data wired, dataset changes are no-ops and the snapshot holds none', async () => {
