@@ -650,6 +650,11 @@ export class RuleService implements RuleServiceApi {
     return this.deps.dataSync?.current(tenant, name);
   }
 
+  /** True when `version` is what this instance's last write or delete of the shadow's file replaced (the watcher's stale-read check). */
+  isReplacedShadow(tenant: string, name: string, version: string): boolean {
+    return this.shadowStore.isReplaced(tenant, name, version);
+  }
+
   /** True when `version` is what this instance last wrote to the dataset's file (the watcher's echo check). */
   isOwnDataWrite(tenant: string, name: string, version: string): boolean {
     return this.deps.dataSync?.isOwnWrite(tenant, name, version) ?? false;

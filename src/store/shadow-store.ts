@@ -65,6 +65,11 @@ export async function scanShadowFiles(rulesDir: string): Promise<{ tenant: strin
 /** The shadows of every tenant. */
 export class ShadowStore {
   private readonly byKey = new Map<string, ShadowRecord>();
+  /**
+   * Per shadow: the version its file held before this instance's last write or delete of it (see
+   * `isReplaced`).
+   */
+  private readonly replaced = new Map<string, string | undefined>();
   private readonly emitter: Emitter<ShadowChange>;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -75,6 +80,16 @@ export class ShadowStore {
   /** The shadow of a ruleset, or undefined. */
   get(tenant: string, name: string): ShadowRecord | undefined {
     return this.byKey.get(key(tenant, name));
+  }
+
+  /**
+   * True when `version` is what this instance's last write or delete of the shadow's file
+   * replaced: a watcher that read the file just before that change landed holds stale content,
+   * which must not be put back over the change (the data store's `isOwnWrite` does the same).
+   */
+  isReplaced(tenant: string, name: string, version: string): boolean {
+    const v = this.replaced.get(key(tenant, name));
+    return v !== undefined && v === version;
   }
 
   /** Every shadow, by tenant then name. */
@@ -94,6 +109,7 @@ export class ShadowStore {
       const dir = this.options.rulesDir;
       if (dir !== null && persist) {
         const target = shadowPath(dir, record.tenant, record.name);
+        this.replaced.set(key(record.tenant, record.name), previous?.version);
         await mkdir(dirname(target), { recursive: true });
         await atomicWrite(target, shadowJson(record));
       }
@@ -111,6 +127,7 @@ export class ShadowStore {
       const dir = this.options.rulesDir;
       if (dir !== null && persist) {
         const target = shadowPath(dir, tenant, name);
+        this.replaced.set(key(tenant, name), previous.version);
         await rm(target, { force: true });
         await fsyncDir(dirname(target)).catch(() => undefined);
       }

@@ -181,7 +181,9 @@ export class FileReconciler {
       this.logger.warn({ path, err: errorText(err), serving_version: serving }, 'shadow file skipped; the loaded version keeps serving');
       return;
     }
-    if (this.target.currentShadow(tenant, name)?.version === version) {
+    // NOTE: also skipped, content that this instance's own change just replaced: a read that
+    // came before the change landed is stale and would put the old shadow back.
+    if (this.target.currentShadow(tenant, name)?.version === version || this.target.isReplacedShadow(tenant, name, version)) {
       counts.shadow_own++;
       return;
     }

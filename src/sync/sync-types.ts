@@ -30,6 +30,8 @@ export interface SyncTarget {
   currentData(tenant: string, name: string): DataRecord | undefined;
   /** True when `version` is what this instance last wrote to the dataset's file (watcher echo). */
   isOwnDataWrite(tenant: string, name: string, version: string): boolean;
+  /** True when `version` is what this instance's last write or delete of the shadow's file replaced (a stale watcher read). */
+  isReplacedShadow(tenant: string, name: string, version: string): boolean;
   /** Everything this instance holds, as puts (tenants first). */
   snapshot(): SnapshotEntry[];
   /** The one change stream; returns the unsubscribe function. */

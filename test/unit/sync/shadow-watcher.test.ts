@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { RuleWatcher, type CreateFsWatcher, type FsWatchOptions } from '../../../src/sync/watcher.js';
@@ -137,6 +137,36 @@ describe('RuleWatcher with shadow files (fake file events)', () => {
       changes.filter((c) => c.startsWith('shadow')),
       ['shadow.put:api'],
     );
+  });
+
+  it('a stale read (the file as it was before this instance’s own update or delete landed) does not put the old shadow back', async () => {
+    const { fx, w, fs, changes, path } = await setup();
+    await w.start();
+    fs().change(path('pricing.json'), 'add');
+    await w.flushNow();
+    const file = path('shadows/pricing.json');
+    await fx.service.putShadow(CTX, 'pricing', { candidate: ruleset('pricing', '2.0.0', 'OLD'), sample_rate: 100 });
+    const old = readFileSync(file, 'utf8');
+    await fx.service.putShadow(CTX, 'pricing', { candidate: ruleset('pricing', '2.0.0', 'NEW'), sample_rate: 100 });
+    const current = fx.service.currentShadow('default', 'pricing')?.version;
+    const latest = readFileSync(file, 'utf8');
+    // What a watcher event that read the file before the update landed holds: the old content.
+    writeFileSync(file, old);
+    fs().change(file);
+    await w.flushNow();
+    assert.equal(fx.service.currentShadow('default', 'pricing')?.version, current, 'the update stays');
+    // After a delete, a read of the file as it was just before does not bring the shadow back.
+    writeFileSync(file, latest);
+    await fx.service.deleteShadow(CTX, 'pricing');
+    writeFileSync(file, latest);
+    fs().change(file);
+    await w.flushNow();
+    assert.equal(fx.service.currentShadow('default', 'pricing'), undefined, 'the delete stays');
+    assert.deepEqual(
+      changes.filter((c) => c.startsWith('shadow')),
+      ['shadow.put:api', 'shadow.put:api', 'shadow.delete:api'],
+    );
+    assert.equal(w.status().shadows.own_writes_skipped, 2);
   });
 
   it('re-checks at start: shadow files changed since are applied', async () => {
