@@ -272,7 +272,10 @@ export class Metrics {
       }
     });
     registerHistogramFamily(registry, 'svc_execution_duration_seconds', 'Execution duration', function* () {
-      for (const r of self.handles()) if (r.duration.count > 0) yield [{ ...self.labelsOf(r) }, r.duration];
+      for (const r of self.handles()) {
+        const duration = r.duration;
+        if (duration.count > 0) yield [{ ...self.labelsOf(r) }, duration];
+      }
     });
     registerCounterFamily(registry, 'svc_terminal_results_total', 'Terminal result distribution', function* () {
       for (const r of self.handles()) {
@@ -295,7 +298,10 @@ export class Metrics {
       },
     });
     registerHistogramFamily(registry, 'svc_compilation_duration_seconds', 'Rule compilation duration', function* () {
-      for (const r of self.handles()) if (r.compilation.count > 0) yield [{ ...self.labelsOf(r) }, r.compilation];
+      for (const r of self.handles()) {
+        const compilation = r.compilation;
+        if (compilation.count > 0) yield [{ ...self.labelsOf(r) }, compilation];
+      }
     });
     // Shadow runs (EXTENSIONS.md 4): candidate runs by agreement with the live answer.
     registerCounterFamily(registry, 'svc_shadow_executions_total', 'Shadow candidate executions by agreement with the live result', function* () {

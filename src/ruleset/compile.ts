@@ -242,16 +242,7 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
   });
   return Object.freeze(
     new Compiled(
-      config.name,
-      config.version ?? DEFAULT_VERSION,
-      config.description ?? null,
-      analysis.fieldMissing,
-      config.timeout_ms,
-      config.entry_step,
-      ids.length,
-      rdoc,
-      analysis.hasVariables,
-      infos,
+      plan,
       analysis.inputSchema,
       // Reference data (EXTENSIONS.md 3): the datasets read, so other rulesets skip the snapshot.
       // NOTE (speed, bench/NOTES.md "Many rulesets"): every execution reads both lengths; empty
@@ -267,8 +258,17 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
           ),
         ].sort(),
       ),
+      config.name,
+      config.version ?? DEFAULT_VERSION,
+      config.description ?? null,
+      analysis.fieldMissing,
+      config.timeout_ms,
+      config.entry_step,
+      ids.length,
+      rdoc,
+      analysis.hasVariables,
+      infos,
       new DerivedValues(),
-      plan,
     ),
   );
 }
@@ -284,58 +284,28 @@ export function compileRuleset(doc: unknown): CompiledRuleset {
  * freezing does not touch.
  */
 class Compiled implements CompiledRuleset {
-  // NOTE (speed): the fields every execution reads come first, so that a ruleset's object that
-  // must be fetched from memory serves them from its first cache line.
-  readonly _plan: ExecutionPlan;
-  readonly inputSchema: InputSchema | null;
-  readonly datasets: readonly string[];
-  readonly calls: readonly string[];
-  readonly name: string;
-  readonly version: string;
-  readonly description: string | null;
-  readonly fieldMissing: FieldMissing;
-  readonly timeoutMs: number | undefined;
-  readonly entryStep: string;
-  readonly stepCount: number;
-  readonly doc: RulesetDoc;
-  readonly hasVariables: boolean;
-  readonly steps: ReadonlyMap<string, StepInfo>;
-  readonly derived: DerivedValues;
   #graph: RulesetGraph | undefined = undefined;
 
+  // NOTE (speed): the fields every execution reads come first (parameter properties become
+  // fields in this order), so that a ruleset's object that must be fetched from memory serves
+  // them from its first cache line.
   constructor(
-    name: string,
-    version: string,
-    description: string | null,
-    fieldMissing: FieldMissing,
-    timeoutMs: number | undefined,
-    entryStep: string,
-    stepCount: number,
-    doc: RulesetDoc,
-    hasVariables: boolean,
-    steps: ReadonlyMap<string, StepInfo>,
-    inputSchema: InputSchema | null,
-    datasets: readonly string[],
-    calls: readonly string[],
-    derived: DerivedValues,
-    plan: ExecutionPlan,
-  ) {
-    this._plan = plan;
-    this.inputSchema = inputSchema;
-    this.datasets = datasets;
-    this.calls = calls;
-    this.name = name;
-    this.version = version;
-    this.description = description;
-    this.fieldMissing = fieldMissing;
-    this.timeoutMs = timeoutMs;
-    this.entryStep = entryStep;
-    this.stepCount = stepCount;
-    this.doc = doc;
-    this.hasVariables = hasVariables;
-    this.steps = steps;
-    this.derived = derived;
-  }
+    readonly _plan: ExecutionPlan,
+    readonly inputSchema: InputSchema | null,
+    readonly datasets: readonly string[],
+    readonly calls: readonly string[],
+    readonly name: string,
+    readonly version: string,
+    readonly description: string | null,
+    readonly fieldMissing: FieldMissing,
+    readonly timeoutMs: number | undefined,
+    readonly entryStep: string,
+    readonly stepCount: number,
+    readonly doc: RulesetDoc,
+    readonly hasVariables: boolean,
+    readonly steps: ReadonlyMap<string, StepInfo>,
+    readonly derived: DerivedValues,
+  ) {}
 
   /**
    * NOTE (start time and memory, bench/NOTES.md "Many rulesets"): built on first use (analysis,
