@@ -98,7 +98,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // Multi-tenancy (docs/tenancy.md): the tenant registry from <rules-dir>/tenants.json; null when off.
   const tenancy = config.multiTenancyEnabled ? await setupTenancy({ config, store, audit, logger, clock: () => performance.now() }) : null;
   // Reference data (EXTENSIONS.md 3, docs/expressions.md): <rules-dir>/data/<name>.json, read back here.
-  const dataStore = new DataStore({ rulesDir: config.rulesDir, maxBytes: config.maxDataBytes, logger });
+  // NOTE: the data and shadow stores record their own file changes in the rule store's one record
+  // (its `files.own`), where the watcher's tokens come from (docs/decisions.md "Echo on the watcher").
+  const own = store.files?.own;
+  const dataStore = new DataStore({ rulesDir: config.rulesDir, ...(own ? { own } : {}), maxBytes: config.maxDataBytes, logger });
   const dataReport = await dataStore.load();
   for (const skipped of dataReport.skipped) logger.warn({ path: skipped.path, reason: skipped.reason }, 'skipped a data file');
   const data = new DataService({
@@ -110,7 +113,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     logger,
   });
   // Shadow runs (EXTENSIONS.md 4): <rules-dir>/shadows/<name>.json, installed once the rules are loaded.
-  const shadowStore = new ShadowStore({ rulesDir: config.rulesDir, logger });
+  const shadowStore = new ShadowStore({ rulesDir: config.rulesDir, ...(own ? { own } : {}), logger });
   const service = new RuleService(
     {
       version: VERSION,

@@ -15,6 +15,7 @@ import type { DataSnapshot } from '../expr/data-ref.js';
 import type { ApplyOutcome, ChangeListener, DataChange, IncomingChange } from '../store/change.js';
 import { dataRecord, type DataRecord, type DataStore } from '../store/data-store.js';
 import { isValidRulesetName } from '../ruleset/model.js';
+import type { FileToken } from '../store/own-files.js';
 import { ServiceError } from './errors.js';
 import type { ServiceAudit } from './ports.js';
 import type { RoleGuard } from './role-guard.js';
@@ -30,14 +31,15 @@ export type IncomingDataChange = Extract<IncomingChange, { kind: 'data.put' | 'd
  * without reference data, and then the façade's snapshot and change stream hold no dataset.
  */
 export interface DataSyncPort {
-  /** Applies a dataset change from the broker (`sync`) or a data file (`watch`); `persist`: also write the file. */
-  applySync(change: IncomingDataChange, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome>;
+  /**
+   * Applies a dataset change from the broker (`sync`) or a data file (`watch`); `persist`: also
+   * write the file; `expect`: the watcher's token (`StaleRead` when an own change overtook its read).
+   */
+  applySync(change: IncomingDataChange, origin: 'sync' | 'watch', persist: boolean, expect?: FileToken): Promise<ApplyOutcome>;
   /** Every dataset this instance holds (what a reader must end up with). */
   records(): readonly DataRecord[];
   /** The stored dataset, with no tenant check, or undefined. */
   current(tenant: string, name: string): DataRecord | undefined;
-  /** True when `version` is what this instance last wrote to the dataset's file (watcher echo). */
-  isOwnWrite(tenant: string, name: string, version: string): boolean;
   /** The datasets' change stream; returns the unsubscribe function. */
   subscribe(listener: ChangeListener<DataChange>): () => void;
 }
@@ -119,7 +121,7 @@ export class DataService implements DataServiceApi, DataSyncPort {
     this.auditData(ctx, 'data_deleted', { data_name: name });
   }
 
-  async applySync(change: IncomingDataChange, origin: 'sync' | 'watch', persist: boolean): Promise<ApplyOutcome> {
+  async applySync(change: IncomingDataChange, origin: 'sync' | 'watch', persist: boolean, expect?: FileToken): Promise<ApplyOutcome> {
     const { store, logger } = this.deps;
     const { tenant, name } = change;
     if (!isValidRulesetName(tenant) || !isValidRulesetName(name)) {
@@ -128,7 +130,7 @@ export class DataService implements DataServiceApi, DataSyncPort {
     }
     if (change.kind === 'data.delete') {
       if (store.get(tenant, name) === undefined) return 'unchanged';
-      return (await store.delete(tenant, name, origin, persist)) ? 'applied' : 'unchanged';
+      return (await store.delete(tenant, name, origin, persist, expect)) ? 'applied' : 'unchanged';
     }
     const record = dataRecord(tenant, name, change.value as JsonValue);
     if (record.bytes > this.deps.maxDataBytes) {
@@ -138,7 +140,7 @@ export class DataService implements DataServiceApi, DataSyncPort {
       );
       return 'rejected';
     }
-    return store.apply(record, origin, persist);
+    return store.apply(record, origin, persist, expect);
   }
 
   records(): readonly DataRecord[] {
@@ -147,10 +149,6 @@ export class DataService implements DataServiceApi, DataSyncPort {
 
   current(tenant: string, name: string): DataRecord | undefined {
     return this.deps.store.get(tenant, name);
-  }
-
-  isOwnWrite(tenant: string, name: string, version: string): boolean {
-    return this.deps.store.isOwnWrite(tenant, name, version);
   }
 
   subscribe(listener: ChangeListener<DataChange>): () => void {

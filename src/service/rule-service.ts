@@ -36,6 +36,7 @@ import { ExecutionRunner } from './execution-runner.js';
 import { DecisionRecorder, type DecisionRecorderOptions } from './decision-recorder.js';
 import type { DataRecord } from '../store/data-record.js';
 import { isSampleRate, parseShadowValue, shadowRecord, type ShadowRecord } from '../store/shadow-record.js';
+import { StaleRead, type FileToken } from '../store/own-files.js';
 import { ShadowStore } from '../store/shadow-store.js';
 import type { DataSyncPort } from './data-service.js';
 import { checkKnownInput } from './input-check.js';
@@ -153,7 +154,9 @@ export class RuleService implements RuleServiceApi {
     this.startedAt = deps.now();
     this.syncStatusFn = deps.syncStatus;
     this.tenancy = deps.tenancy ?? null;
-    this.shadowStore = deps.shadowStore ?? new ShadowStore({ rulesDir: deps.store.rulesDir, logger: deps.logger });
+    const files = deps.store.files;
+    this.shadowStore =
+      deps.shadowStore ?? new ShadowStore(files ? { rulesDir: files.rulesDir, own: files.own, logger: deps.logger } : { rulesDir: null, logger: deps.logger });
     const recordShadow = deps.metrics.recordShadow?.bind(deps.metrics);
     const decisions = deps.decisions ? new DecisionRecorder(deps.decisions) : undefined;
     if (decisions) this.decisionId = () => decisions.last;
@@ -650,16 +653,6 @@ export class RuleService implements RuleServiceApi {
     return this.deps.dataSync?.current(tenant, name);
   }
 
-  /** True when `version` is what this instance's last write or delete of the shadow's file replaced (the watcher's stale-read check). */
-  isReplacedShadow(tenant: string, name: string, version: string): boolean {
-    return this.shadowStore.isReplaced(tenant, name, version);
-  }
-
-  /** True when `version` is what this instance last wrote to the dataset's file (the watcher's echo check). */
-  isOwnDataWrite(tenant: string, name: string, version: string): boolean {
-    return this.deps.dataSync?.isOwnWrite(tenant, name, version) ?? false;
-  }
-
   /**
    * Everything this instance holds, as puts: tenants first (sorted by id), then datasets by
    * tenant and name (so a reader holds them before the rulesets that read them), then rulesets
@@ -693,9 +686,20 @@ export class RuleService implements RuleServiceApi {
    * Applies a change that came from the broker or the watcher. A ruleset is skipped
    * ('unchanged') when the local copy has the same version label and the same content
    * (DECISIONS.md 7); an invalid ruleset document is logged and 'rejected'. `persist`: write it
-   * to the rules dir too (a reader with its own dir).
+   * to the rules dir too (a reader with its own dir). `expect` (the watcher): the token taken
+   * before the file the change comes from was read; 'stale' (nothing changed) when this
+   * instance's own change of that file has landed since: read the file again.
    */
-  async applyChange(change: IncomingChange, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
+  async applyChange(change: IncomingChange, origin: SyncOrigin, persist: boolean, expect?: FileToken): Promise<ApplyOutcome> {
+    try {
+      return await this.applyIncoming(change, origin, persist, expect);
+    } catch (err) {
+      if (err instanceof StaleRead) return 'stale';
+      throw err;
+    }
+  }
+
+  private async applyIncoming(change: IncomingChange, origin: SyncOrigin, persist: boolean, expect: FileToken | undefined): Promise<ApplyOutcome> {
     switch (change.kind) {
       case 'ruleset.put': {
         // A synchronized rule is verified exactly as a local rule file (EXTENSIONS.md 1); one that
@@ -716,13 +720,13 @@ export class RuleService implements RuleServiceApi {
           this.deps.logger.warn({ tenant: change.tenant, origin, err: errorMessage(err) }, 'rejected a synchronized ruleset');
           return 'rejected';
         }
-        return this.applyRecord(record, origin, persist);
+        return this.applyRecord(record, origin, persist, expect);
       }
       case 'ruleset.file':
-        return this.applyRecord(change.record, origin, persist);
+        return this.applyRecord(change.record, origin, persist, expect);
       case 'ruleset.delete': {
         if (!this.deps.store.get(change.tenant, change.name)) return 'unchanged';
-        const removed = await this.deps.store.delete(change.tenant, change.name, { origin, persist });
+        const removed = await this.deps.store.delete(change.tenant, change.name, expect ? { origin, persist, expect } : { origin, persist });
         if (removed) this.deps.metrics.forgetRuleset(change.name, change.tenant);
         return 'applied';
       }
@@ -731,10 +735,10 @@ export class RuleService implements RuleServiceApi {
         return this.deps.tenantSync ? this.deps.tenantSync.apply(change, persist) : 'unchanged';
       case 'data.put':
       case 'data.delete':
-        return this.deps.dataSync ? this.deps.dataSync.applySync(change, origin, persist) : 'unchanged';
+        return this.deps.dataSync ? this.deps.dataSync.applySync(change, origin, persist, expect) : 'unchanged';
       case 'shadow.put':
       case 'shadow.delete':
-        return this.applyShadow(change, origin, persist);
+        return this.applyShadow(change, origin, persist, expect);
       default:
         return assertNever(change);
     }
@@ -793,6 +797,7 @@ export class RuleService implements RuleServiceApi {
     change: Extract<IncomingChange, { kind: 'shadow.put' | 'shadow.delete' }>,
     origin: SyncOrigin,
     persist: boolean,
+    expect: FileToken | undefined,
   ): Promise<ApplyOutcome> {
     const { tenant, name } = change;
     if (!isValidRulesetName(tenant) || !isValidRulesetName(name)) {
@@ -800,7 +805,7 @@ export class RuleService implements RuleServiceApi {
       return 'rejected';
     }
     if (change.kind === 'shadow.delete') {
-      const removed = await this.shadowStore.delete(tenant, name, origin, persist);
+      const removed = await this.shadowStore.delete(tenant, name, origin, persist, expect);
       this.runner.shadows.remove(tenant, name);
       return removed ? 'applied' : 'unchanged';
     }
@@ -814,18 +819,18 @@ export class RuleService implements RuleServiceApi {
       this.deps.logger.warn({ tenant, name, origin, err: errorMessage(err) }, 'rejected a synchronized shadow');
       return 'rejected';
     }
-    const outcome = await this.shadowStore.put(record, origin, persist);
+    const outcome = await this.shadowStore.put(record, origin, persist, expect);
     this.runner.shadows.set(record, compiled);
     return outcome;
   }
 
   /** Puts a synchronized record unless the local copy has the same version label and content. */
-  private async applyRecord(record: RuleRecord, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome> {
+  private async applyRecord(record: RuleRecord, origin: SyncOrigin, persist: boolean, expect: FileToken | undefined): Promise<ApplyOutcome> {
     const local = this.deps.store.get(record.tenant, record.name);
     if (local && local.version === record.version && canonicalJson(local.doc) === canonicalJson(record.doc)) {
       return 'unchanged';
     }
-    await this.deps.store.put(record, { origin, persist });
+    await this.deps.store.put(record, expect ? { origin, persist, expect } : { origin, persist });
     return 'applied';
   }
 

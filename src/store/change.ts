@@ -114,8 +114,11 @@ export type IncomingChange =
   | { readonly kind: 'shadow.put'; readonly tenant: string; readonly name: string; readonly value: unknown }
   | { readonly kind: 'shadow.delete'; readonly tenant: string; readonly name: string };
 
-/** Outcome of applying an incoming change. */
-export type ApplyOutcome = 'applied' | 'unchanged' | 'rejected';
+/**
+ * Outcome of applying an incoming change. 'stale' (the watcher only): the file the change was
+ * read from has been changed by this instance since; nothing was applied (./own-files.ts).
+ */
+export type ApplyOutcome = 'applied' | 'unchanged' | 'rejected' | 'stale';
 
 /** One entry of the façade's snapshot: everything this instance holds, as puts (tenants first, then datasets, then rulesets, then shadows). */
 export type SnapshotEntry =

@@ -15,11 +15,12 @@
  * (docs/decisions.md "Reference data").
  *
  * Every applied change is emitted on the one change stream (`data.put` / `data.delete`,
- * ./change.ts), which sync publishes (docs/data-sync.md). Echo suppression for the watcher: the
- * store remembers the version it last wrote to each file (`isOwnWrite`), so a watcher that reads
- * a file back with exactly that content knows it is this instance's own write; and the version
- * that write (or a delete) replaced, so that a watcher event read just before the write or the
- * delete landed (a stale read) does not put the old content back.
+ * ./change.ts), which sync publishes (docs/data-sync.md). For the watcher, each own write and
+ * delete is recorded in the rules dir's record of own changes (./own-files.ts, shared with the
+ * rule store): a file holding exactly the version this instance last wrote is its own write
+ * (echo), and a change from the watcher carries the token of its read, so one that an own change
+ * of the file has overtaken is refused under the store's serialization (`StaleRead`) and read
+ * again rather than put over the change.
  *
  * Reads are synchronous: `snapshot(tenant)` is the per-tenant map that executions read (one
  * frozen map, rebuilt at each change of that tenant, so an execution never sees a half change).
@@ -35,6 +36,7 @@ import { dataFilePath, maxDataFileBytes, readDataFile, scanDataFiles } from './d
 import { dataRecord, type DataRecord } from './data-record.js';
 import { Emitter, type StoreLogger } from './emitter.js';
 import type { Origin } from './record.js';
+import type { FileToken, OwnFiles } from './own-files.js';
 
 export { DATA_DIR } from './data-files.js';
 export { dataRecord, type DataRecord } from './data-record.js';
@@ -44,6 +46,11 @@ export type { DataChange } from './change.js';
 export interface DataStoreOptions {
   /** Rules directory; null: memory only. */
   readonly rulesDir: string | null;
+  /**
+   * The rules dir's record of own changes (the rule store's `files.own`); required with a rules
+   * dir, so that the watcher's tokens and this store's writes meet in one record.
+   */
+  readonly own?: OwnFiles;
   /** `--max-data-bytes`: a file over it is skipped at load. Default: no limit. */
   readonly maxBytes?: number;
   readonly logger?: StoreLogger;
@@ -67,14 +74,12 @@ export class DataStore {
   private readonly byTenant = new Map<string, Map<string, DataRecord>>();
   private readonly snapshots = new Map<string, DataSnapshot>();
   private readonly emitter: Emitter<DataChange>;
-  /**
-   * Per file: the version this instance last wrote there (undefined after its delete) and the
-   * version that write or delete replaced (echo and stale-read suppression, see the module comment).
-   */
-  private readonly written = new Map<string, { readonly own: string | undefined; readonly replaced: string | undefined }>();
+  private readonly own: OwnFiles | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: DataStoreOptions) {
+    if (options.rulesDir !== null && options.own === undefined) throw new Error('a data store with a rules dir needs the rule store’s record of own changes');
+    this.own = options.own;
     this.emitter = new Emitter<DataChange>((err) => options.logger?.warn({ err: String(err) }, 'data change listener failed'));
   }
 
@@ -123,11 +128,14 @@ export class DataStore {
 
   /**
    * Stores the record unless the store holds that very content (same version) when its turn
-   * comes (sync and the watcher: a change that arrives twice is applied once).
+   * comes (sync and the watcher: a change that arrives twice is applied once). `expect` (the
+   * watcher): the token taken before the file was read; `StaleRead` when an own change of the
+   * file has landed since (./own-files.ts).
    */
-  async apply(record: DataRecord, origin: Origin, persist: boolean): Promise<'applied' | 'unchanged'> {
+  async apply(record: DataRecord, origin: Origin, persist: boolean, expect?: FileToken): Promise<'applied' | 'unchanged'> {
     assertValidDataName(record.name);
     return this.serialized(async () => {
+      this.own?.check(expect);
       const previous = this.get(record.tenant, record.name);
       if (previous?.version === record.version) return 'unchanged';
       await this.write(record, persist);
@@ -137,18 +145,26 @@ export class DataStore {
     });
   }
 
-  /** Removes the dataset (file first, then memory); resolves to false when it did not exist. */
-  async delete(tenant: string, name: string, origin: Origin = 'api', persist = true): Promise<boolean> {
+  /**
+   * Removes the dataset (file first, then memory); resolves to false when it did not exist.
+   * `expect`: the watcher's token (see `apply`).
+   */
+  async delete(tenant: string, name: string, origin: Origin = 'api', persist = true, expect?: FileToken): Promise<boolean> {
     assertValidDataName(name);
     return this.serialized(async () => {
+      this.own?.check(expect);
       const previous = this.get(tenant, name);
       if (previous === undefined) return false;
       const dir = this.options.rulesDir;
       if (dir !== null && persist) {
         const target = dataPath(dir, tenant, name);
-        // NOTE: a watcher event that read the file before it went must not bring it back.
-        this.written.set(target, { own: undefined, replaced: previous.version });
-        await rm(target, { force: true });
+        try {
+          await rm(target, { force: true });
+        } catch (err) {
+          this.own?.failed(target);
+          throw err;
+        }
+        this.own?.changed(target, undefined);
         await fsyncDir(dirname(target)).catch(() => undefined);
       }
       const m = this.byTenant.get(tenant);
@@ -157,21 +173,6 @@ export class DataStore {
       this.emitter.emit({ kind: 'data.delete', tenant, name, previous, origin });
       return true;
     });
-  }
-
-  /**
-   * True when `version` is what this instance last wrote to the dataset's file (its own write),
-   * or what that write or its delete replaced: a watcher that read the file before this
-   * instance's change landed holds old content, which must not be put back over the change
-   * (sync-data "shared rules dir" found it: the writer reverted its own update). The price: a
-   * hand edit that restores exactly the replaced content right after such a change is not
-   * reloaded until the file changes again.
-   */
-  isOwnWrite(tenant: string, name: string, version: string): boolean {
-    const dir = this.options.rulesDir;
-    if (dir === null) return false;
-    const w = this.written.get(dataPath(dir, tenant, name));
-    return w !== undefined && (w.own === version || w.replaced === version);
   }
 
   /**
@@ -211,18 +212,16 @@ export class DataStore {
     const dir = this.options.rulesDir;
     if (dir === null || !persist) return;
     const target = dataPath(dir, record.tenant, record.name);
-    // Remembered before the rename, so a watcher that reads the new file at once knows it is ours
-    // (and one that read the old file just before knows that is what this write replaces).
-    const before = this.written.get(target);
-    this.written.set(target, { own: record.version, replaced: this.get(record.tenant, record.name)?.version });
     try {
       await mkdir(dirname(target), { recursive: true });
       await atomicWrite(target, JSON.stringify(record.value));
     } catch (err) {
-      if (before === undefined) this.written.delete(target);
-      else this.written.set(target, before);
+      this.own?.failed(target);
       throw err;
     }
+    // NOTE: a watcher that reads the new file before this line is stale by its token (taken
+    // before the read, overtaken here) and reads again, finding the file its own.
+    this.own?.changed(target, record.version);
   }
 
   private set(record: DataRecord): void {

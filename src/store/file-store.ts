@@ -12,7 +12,9 @@
  *
  * Capabilities: read, write, subscribe, `history` and `files` (reconcile from disk,
  * `rule-files.ts`: the current file of a ruleset by format precedence, and echo suppression of
- * the files this store wrote, by the fingerprint the atomic write returns).
+ * the files this store wrote, by the fingerprint the atomic write returns). A change from the
+ * watcher carries the token of its read (`WriteOptions.expect`), checked under the write lock:
+ * one that this store's own change of the file has overtaken throws `StaleRead` (./own-files.ts).
  *
  * NOTE (DECISIONS.md 4): after a persisted put, `<name>.json` is the only current file of the
  * ruleset: a `.yaml`/`.yml`/`.svc` it was loaded from is removed so that the next start does not
@@ -178,6 +180,7 @@ export class FileStore implements RuleStore, RuleHistory {
       throw new Error(`ruleset name "${record.name}" is reserved in the default tenant (${TENANTS_FILE} is the tenant registry)`);
     }
     return this.lock.withWrite(async () => {
+      this.files.own.check(options.expect);
       const previous = this.records.get(record.tenant, record.name);
       if (!previous && options.beforeCreate) options.beforeCreate(this.records.count(record.tenant));
       if (options.persist !== false) await this.persistPut(record, previous);
@@ -195,6 +198,7 @@ export class FileStore implements RuleStore, RuleHistory {
     assertValidTenant(tenant);
     assertValidName(name);
     return this.lock.withWrite(async () => {
+      this.files.own.check(options.expect);
       const previous = this.records.get(tenant, name);
       if (!previous) return undefined;
       if (options.persist !== false) await this.persistDelete(tenant, name);
@@ -278,6 +282,7 @@ export class FileStore implements RuleStore, RuleHistory {
       }
       written = await atomicWrite(target, serializeDoc(storedDoc(record)));
     } catch (err) {
+      this.files.own.failed(target);
       if (saved) await rm(saved.path, { force: true }).catch(() => undefined);
       throw new Error(`cannot save ruleset "${name}" (tenant "${tenant}"): ${errorMessage(err)}`, { cause: err });
     }
@@ -288,10 +293,12 @@ export class FileStore implements RuleStore, RuleHistory {
 
   /** Removes the current file(s) (the commit point), then the history directory. */
   private async persistDelete(tenant: string, name: string): Promise<void> {
-    this.files.removed(rulePath(this.rulesDir, tenant, name, '.json'));
+    const key = this.files.key(tenant, name);
     try {
       await this.removeCurrentFiles(tenant, name);
+      this.files.own.changed(key, undefined);
     } catch (err) {
+      this.files.own.failed(key);
       throw new Error(`cannot delete ruleset "${name}" (tenant "${tenant}"): ${errorMessage(err)}`, { cause: err });
     }
     const hdir = historyDir(this.rulesDir, tenant, name);

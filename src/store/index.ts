@@ -13,7 +13,7 @@ export * from './change.js';
 export * from './tenant-record.js';
 export { TenantFile } from './tenant-file.js';
 export { TenantCollection } from './tenant-collection.js';
-export { EchoFilter, type EchoFilterOptions } from './echo-filter.js';
+export { OwnFiles, StaleRead, type FileToken, type OwnFilesOptions } from './own-files.js';
 export { classifyRulePath, isIgnoredPath, type RulePathKind } from './rule-paths.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { FileStore, DEFAULT_MAX_VERSIONS, type FileStoreOptions } from './file-store.js';

@@ -11,6 +11,9 @@
  * directories (no rule extension); the watcher reads them (./rule-paths.ts, src/sync/watcher.ts). Every file is written with the one atomic
  * writer before memory changes and read back at start (`load`); writes are serialized. Every
  * applied change is emitted on the one change stream (`shadow.put` / `shadow.delete`, ./change.ts).
+ * Own writes and deletes are recorded in the rules dir's record of own changes (./own-files.ts,
+ * shared with the rule store) for the watcher: its echo check, and the token a change from the
+ * watcher carries, refused (`StaleRead`) when an own change of the file overtook its read.
  */
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -20,6 +23,7 @@ import { atomicWrite, fsyncDir, isTempFileName } from './atomic-write.js';
 import type { ShadowChange } from './change.js';
 import { Emitter, type StoreLogger } from './emitter.js';
 import { TENANTS_DIR, tenantDir } from './layout.js';
+import type { FileToken, OwnFiles } from './own-files.js';
 import type { Origin } from './record.js';
 import { DEFAULT_TENANT } from './record.js';
 import { parseShadowValue, shadowJson, shadowRecord, type ShadowRecord } from './shadow-record.js';
@@ -65,31 +69,18 @@ export async function scanShadowFiles(rulesDir: string): Promise<{ tenant: strin
 /** The shadows of every tenant. */
 export class ShadowStore {
   private readonly byKey = new Map<string, ShadowRecord>();
-  /**
-   * Per shadow: the version its file held before this instance's last write or delete of it (see
-   * `isReplaced`).
-   */
-  private readonly replaced = new Map<string, string | undefined>();
   private readonly emitter: Emitter<ShadowChange>;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly options: { readonly rulesDir: string | null; readonly logger?: StoreLogger }) {
+  /** `own`: the rules dir's record of own changes (the rule store's `files.own`), required with a rules dir. */
+  constructor(private readonly options: { readonly rulesDir: string | null; readonly own?: OwnFiles; readonly logger?: StoreLogger }) {
+    if (options.rulesDir !== null && options.own === undefined) throw new Error('a shadow store with a rules dir needs the rule store’s record of own changes');
     this.emitter = new Emitter<ShadowChange>((err) => options.logger?.warn({ err: String(err) }, 'shadow change listener failed'));
   }
 
   /** The shadow of a ruleset, or undefined. */
   get(tenant: string, name: string): ShadowRecord | undefined {
     return this.byKey.get(key(tenant, name));
-  }
-
-  /**
-   * True when `version` is what this instance's last write or delete of the shadow's file
-   * replaced: a watcher that read the file just before that change landed holds stale content,
-   * which must not be put back over the change (the data store's `isOwnWrite` does the same).
-   */
-  isReplaced(tenant: string, name: string, version: string): boolean {
-    const v = this.replaced.get(key(tenant, name));
-    return v !== undefined && v === version;
   }
 
   /** Every shadow, by tenant then name. */
@@ -101,17 +92,27 @@ export class ShadowStore {
     return this.emitter.subscribe(listener);
   }
 
-  /** Stores the record (file first, then memory) unless it holds that very version: 'applied' or 'unchanged'. */
-  async put(record: ShadowRecord, origin: Origin, persist: boolean): Promise<'applied' | 'unchanged'> {
+  /**
+   * Stores the record (file first, then memory) unless it holds that very version: 'applied' or
+   * 'unchanged'. `expect` (the watcher): the token taken before the file was read; `StaleRead`
+   * when an own change of the file has landed since.
+   */
+  async put(record: ShadowRecord, origin: Origin, persist: boolean, expect?: FileToken): Promise<'applied' | 'unchanged'> {
     return this.serialized(async () => {
+      this.options.own?.check(expect);
       const previous = this.get(record.tenant, record.name);
       if (previous?.version === record.version) return 'unchanged';
       const dir = this.options.rulesDir;
       if (dir !== null && persist) {
         const target = shadowPath(dir, record.tenant, record.name);
-        this.replaced.set(key(record.tenant, record.name), previous?.version);
-        await mkdir(dirname(target), { recursive: true });
-        await atomicWrite(target, shadowJson(record));
+        try {
+          await mkdir(dirname(target), { recursive: true });
+          await atomicWrite(target, shadowJson(record));
+        } catch (err) {
+          this.options.own?.failed(target);
+          throw err;
+        }
+        this.options.own?.changed(target, record.version);
       }
       this.byKey.set(key(record.tenant, record.name), record);
       this.emitter.emit(previous ? { kind: 'shadow.put', record, previous, origin } : { kind: 'shadow.put', record, origin });
@@ -119,16 +120,22 @@ export class ShadowStore {
     });
   }
 
-  /** Removes the shadow (file first, then memory); resolves to false when there was none. */
-  async delete(tenant: string, name: string, origin: Origin, persist: boolean): Promise<boolean> {
+  /** Removes the shadow (file first, then memory); resolves to false when there was none. `expect`: as `put`. */
+  async delete(tenant: string, name: string, origin: Origin, persist: boolean, expect?: FileToken): Promise<boolean> {
     return this.serialized(async () => {
+      this.options.own?.check(expect);
       const previous = this.get(tenant, name);
       if (previous === undefined) return false;
       const dir = this.options.rulesDir;
       if (dir !== null && persist) {
         const target = shadowPath(dir, tenant, name);
-        this.replaced.set(key(tenant, name), previous.version);
-        await rm(target, { force: true });
+        try {
+          await rm(target, { force: true });
+        } catch (err) {
+          this.options.own?.failed(target);
+          throw err;
+        }
+        this.options.own?.changed(target, undefined);
         await fsyncDir(dirname(target)).catch(() => undefined);
       }
       this.byKey.delete(key(tenant, name));

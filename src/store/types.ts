@@ -8,6 +8,7 @@
  * Implementations: `MemoryStore` (read, write, subscribe) and `FileStore` (also history and
  * files: rules dir, atomic writes). Both pass the same contract test suite (test/contract).
  */
+import type { FileToken, OwnFiles } from './own-files.js';
 import type { RulesetDoc } from '../ruleset/model.js';
 import type { Change, ChangeListener, RulesetChange } from './change.js';
 import type { Origin, RuleRecord } from './record.js';
@@ -28,6 +29,12 @@ export interface WriteOptions {
    * checked here holds however many creates are in flight (tenant `max_rulesets`).
    */
   readonly beforeCreate?: (held: number) => void;
+  /**
+   * (The watcher) the token taken before the file that this change comes from was read: when
+   * an own change of that ruleset's file has landed since, the put or delete throws `StaleRead`
+   * under the write lock and changes nothing (./own-files.ts).
+   */
+  readonly expect?: FileToken;
 }
 
 /** Outcome of `put`. */
@@ -106,11 +113,11 @@ export interface ChangeSource<C extends Change> {
 
 /** What the rules dir holds now for one ruleset (`RuleFiles.current`). */
 export type CurrentRuleFile =
-  | { readonly kind: 'none' }
+  | { readonly kind: 'none'; readonly token: FileToken }
   /** The file this store wrote last, unchanged since (echo suppression): nothing to reload. */
-  | { readonly kind: 'own'; readonly path: string }
+  | { readonly kind: 'own'; readonly path: string; readonly token: FileToken }
   /** Someone else's file (a hand edit, another process): to read, prepare and apply. */
-  | { readonly kind: 'file'; readonly path: string };
+  | { readonly kind: 'file'; readonly path: string; readonly token: FileToken };
 
 /**
  * Reconcile-from-disk capability of the file driver: the directory layout, the file format
@@ -121,8 +128,14 @@ export interface RuleFiles {
   /** The rules directory (absolute). */
   readonly rulesDir: string;
   /**
+   * The rules dir's record of this instance's own file changes (rule files, datasets, shadows):
+   * echo suppression and the tokens of stale reads (./own-files.ts).
+   */
+  readonly own: OwnFiles;
+  /**
    * The file that wins the format precedence for `(tenant, name)` now; `own` when it is
-   * this store's own unchanged write; `none` when no rule file is left.
+   * this store's own unchanged write; `none` when no rule file is left. With the token to
+   * apply what was found with (`WriteOptions.expect`), taken before the file was looked at.
    */
   current(tenant: string, name: string): Promise<CurrentRuleFile>;
   /** Every winning rule file of the rules dir (all tenants), with its modification time. */

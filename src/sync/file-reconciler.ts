@@ -10,11 +10,16 @@
  * instance's own are the file store's to say (`RuleFiles.current`): the layout, the precedence
  * and the echo suppression live there.
  *
+ * Stale reads: each file is looked at under a token of the rules dir's record of own changes
+ * (`RuleFiles.own`, ./own-files.ts in the store), taken before the file is read and passed with
+ * the change; a store refuses the change ('stale') when this instance's own change of that file
+ * (an API put or delete) has landed since, and the file is read again (up to `MAX_READS` times).
+ *
  * Data files (`data/<name>.json`, `tenants/<id>/data/<name>.json`) the same way: the file is
  * read (strict JSON) and applied as a `data.put` (or a `data.delete` when it is gone) through
  * the façade, which checks `--max-data-bytes`. A file that is not JSON or too large is logged
  * and skipped; a file holding exactly what this instance last wrote there is its own write
- * (the data store's `isOwnWrite`) and is not reloaded.
+ * (the record of own changes) and is not reloaded.
  *
  * Shadow files (`shadows/<name>.json`, `tenants/<id>/shadows/<name>.json`) likewise, as
  * `shadow.put` / `shadow.delete` (`reconcileShadow`).
@@ -46,7 +51,15 @@ export interface ReconcileCounts {
   shadow_removed: number;
   shadow_own: number;
   shadow_failed: number;
+  /** Reads (of any kind of file) refused as stale and read again. */
+  stale: number;
 }
+
+/** Reads of one file per reconcile, when this instance's own changes keep overtaking them. */
+export const MAX_READS = 5;
+
+/** One reconcile of one file: the outcome of what it applied. */
+type Attempt = (counts: ReconcileCounts) => Promise<'stale' | 'done'>;
 
 /** Reconciles rules of the rules dir with memory (see the module comment). */
 export class FileReconciler {
@@ -75,23 +88,46 @@ export class FileReconciler {
       shadow_removed: 0,
       shadow_own: 0,
       shadow_failed: 0,
+      stale: 0,
     };
   }
 
+  /**
+   * Runs `attempt` until its read is not stale (see the module comment); after `MAX_READS`
+   * stale reads the file is left for its next event, counted as failed (`failed`).
+   */
+  private async reread(what: string, tenant: string, name: string, counts: ReconcileCounts, failed: keyof ReconcileCounts, attempt: Attempt): Promise<void> {
+    for (let read = 1; ; read++) {
+      if ((await attempt(counts)) === 'done') return;
+      counts.stale++;
+      if (read === MAX_READS) {
+        counts[failed]++;
+        this.logger.warn({ tenant, name, reads: read }, `${what} file skipped: this instance kept changing it while it was read`);
+        return;
+      }
+    }
+  }
+
   /** Brings the rule `(tenant, name)` in memory in line with its files; adds to `counts`. */
-  async reconcile(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+  reconcile(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+    return this.reread('rule', tenant, name, counts, 'failed', (c) => this.reconcileRule(tenant, name, c));
+  }
+
+  private async reconcileRule(tenant: string, name: string, counts: ReconcileCounts): Promise<'stale' | 'done'> {
     const found = await this.files.current(tenant, name);
+    const { token } = found;
     if (found.kind === 'none') {
-      const outcome = await this.target.applyChange({ kind: 'ruleset.delete', tenant, name }, 'watch', false);
+      const outcome = await this.target.applyChange({ kind: 'ruleset.delete', tenant, name }, 'watch', false, token);
+      if (outcome === 'stale') return outcome;
       if (outcome === 'applied') {
         counts.removed++;
         this.logger.info({ tenant, name }, 'rule removed: its file is gone');
       } else counts.unchanged++;
-      return;
+      return 'done';
     }
     if (found.kind === 'own') {
       counts.own++;
-      return;
+      return 'done';
     }
     const { path } = found;
     let outcome;
@@ -101,60 +137,78 @@ export class FileReconciler {
       if (record.name !== name) {
         throw new Error(`ruleset name ${JSON.stringify(record.name)} differs from the file name ${JSON.stringify(name)}`);
       }
-      outcome = await this.target.applyChange({ kind: 'ruleset.file', record }, 'watch', false);
+      outcome = await this.target.applyChange({ kind: 'ruleset.file', record }, 'watch', false, token);
     } catch (err) {
+      // NOTE: a file that fails to read or compile may be a read older than an own change: read again.
+      if (!this.files.own.isCurrent(token)) return 'stale';
       counts.failed++;
       const serving = this.target.current(tenant, name)?.version ?? null;
       this.logger.warn({ path, err: errorText(err), serving_version: serving }, 'rule file skipped; the loaded version keeps serving');
-      return;
+      return 'done';
     }
+    if (outcome === 'stale') return outcome;
     if (outcome === 'applied') {
       counts.applied++;
       this.logger.info({ tenant, name, path, version: this.target.current(tenant, name)?.version }, 'rule reloaded from file');
     } else if (outcome === 'unchanged') counts.unchanged++;
     else counts.failed++;
+    return 'done';
   }
 
   /** Brings the dataset `(tenant, name)` in memory in line with its file; adds to `counts`. */
-  async reconcileData(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+  reconcileData(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+    return this.reread('data', tenant, name, counts, 'data_failed', (c) => this.reconcileDataFile(tenant, name, c));
+  }
+
+  private async reconcileDataFile(tenant: string, name: string, counts: ReconcileCounts): Promise<'stale' | 'done'> {
     const path = dataFilePath(this.rulesDir, tenant, name);
+    const token = this.files.own.token(path);
     let value;
     try {
       value = await readDataFile(path, maxDataFileBytes(this.maxDataBytes));
     } catch (err) {
+      if (!this.files.own.isCurrent(token)) return 'stale';
       counts.data_failed++;
       const serving = this.target.currentData(tenant, name)?.version ?? null;
       this.logger.warn({ path, err: errorText(err), serving_version: serving }, 'data file skipped; the loaded version keeps serving');
-      return;
+      return 'done';
     }
     if (value === undefined) {
-      const outcome = await this.target.applyChange({ kind: 'data.delete', tenant, name }, 'watch', false);
+      const outcome = await this.target.applyChange({ kind: 'data.delete', tenant, name }, 'watch', false, token);
+      if (outcome === 'stale') return outcome;
       if (outcome === 'applied') {
         counts.data_removed++;
         this.logger.info({ tenant, name }, 'dataset removed: its file is gone');
       } else counts.unchanged++;
-      return;
+      return 'done';
     }
-    if (this.target.isOwnDataWrite(tenant, name, dataVersionOf(JSON.stringify(value)))) {
+    if (this.files.own.isOwn(path, dataVersionOf(JSON.stringify(value)))) {
       counts.data_own++;
-      return;
+      return 'done';
     }
-    const outcome = await this.target.applyChange({ kind: 'data.put', tenant, name, value }, 'watch', false);
+    const outcome = await this.target.applyChange({ kind: 'data.put', tenant, name, value }, 'watch', false, token);
+    if (outcome === 'stale') return outcome;
     if (outcome === 'applied') {
       counts.data_applied++;
       this.logger.info({ tenant, name, path, version: this.target.currentData(tenant, name)?.version }, 'dataset reloaded from file');
     } else if (outcome === 'unchanged') counts.unchanged++;
     else counts.data_failed++; // the façade logged why (size, name)
+    return 'done';
   }
 
   /**
    * Brings the shadow run of `(tenant, name)` in memory in line with its file: a `shadow.put`
    * through the façade (which compiles the candidate), or a `shadow.delete` when the file is
-   * gone. A file that is not a valid shadow is logged and skipped; a file holding the version in
-   * memory (this instance's own write) is not reapplied.
+   * gone. A file that is not a valid shadow is logged and skipped; a file holding what this
+   * instance last wrote there is not reapplied.
    */
-  async reconcileShadow(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+  reconcileShadow(tenant: string, name: string, counts: ReconcileCounts): Promise<void> {
+    return this.reread('shadow', tenant, name, counts, 'shadow_failed', (c) => this.reconcileShadowFile(tenant, name, c));
+  }
+
+  private async reconcileShadowFile(tenant: string, name: string, counts: ReconcileCounts): Promise<'stale' | 'done'> {
     const path = shadowPath(this.rulesDir, tenant, name);
+    const token = this.files.own.token(path);
     let text: string | undefined;
     try {
       text = (await readRuleFile(path)).toString('utf8'); // a ruleset inside: the rule-file size limit
@@ -162,12 +216,13 @@ export class FileReconciler {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     if (text === undefined) {
-      const outcome = await this.target.applyChange({ kind: 'shadow.delete', tenant, name }, 'watch', false);
+      const outcome = await this.target.applyChange({ kind: 'shadow.delete', tenant, name }, 'watch', false, token);
+      if (outcome === 'stale') return outcome;
       if (outcome === 'applied') {
         counts.shadow_removed++;
         this.logger.info({ tenant, name }, 'shadow removed: its file is gone');
       } else counts.unchanged++;
-      return;
+      return 'done';
     }
     let version: string;
     let value: unknown;
@@ -176,23 +231,24 @@ export class FileReconciler {
       const v = parseShadowValue(value);
       version = shadowRecord(tenant, name, v.candidate, v.sampleRate, v.since).version;
     } catch (err) {
+      if (!this.files.own.isCurrent(token)) return 'stale';
       counts.shadow_failed++;
       const serving = this.target.currentShadow(tenant, name)?.version ?? null;
       this.logger.warn({ path, err: errorText(err), serving_version: serving }, 'shadow file skipped; the loaded version keeps serving');
-      return;
+      return 'done';
     }
-    // NOTE: also skipped, content that this instance's own change just replaced: a read that
-    // came before the change landed is stale and would put the old shadow back.
-    if (this.target.currentShadow(tenant, name)?.version === version || this.target.isReplacedShadow(tenant, name, version)) {
+    if (this.files.own.isOwn(path, version)) {
       counts.shadow_own++;
-      return;
+      return 'done';
     }
-    const outcome = await this.target.applyChange({ kind: 'shadow.put', tenant, name, value }, 'watch', false);
+    const outcome = await this.target.applyChange({ kind: 'shadow.put', tenant, name, value }, 'watch', false, token);
+    if (outcome === 'stale') return outcome;
     if (outcome === 'applied') {
       counts.shadow_applied++;
       this.logger.info({ tenant, name, path, version }, 'shadow reloaded from file');
     } else if (outcome === 'unchanged') counts.unchanged++;
     else counts.shadow_failed++; // the façade logged why
+    return 'done';
   }
 
   /** Every shadow of a tenant that is in memory (for a removed tenant or shadows directory). */

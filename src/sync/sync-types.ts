@@ -4,6 +4,7 @@
  */
 import type { ApplyOutcome, Change, ChangeListener, IncomingChange, SnapshotEntry } from '../store/change.js';
 import type { DataRecord } from '../store/data-record.js';
+import type { FileToken } from '../store/own-files.js';
 import type { ShadowRecord } from '../store/shadow-record.js';
 import type { PrepareFile, RuleFiles, RuleRecord } from '../store/types.js';
 
@@ -28,16 +29,15 @@ export interface SyncTarget {
   currentShadow(tenant: string, name: string): ShadowRecord | undefined;
   /** The stored dataset `(tenant, name)`, or undefined. */
   currentData(tenant: string, name: string): DataRecord | undefined;
-  /** True when `version` is what this instance last wrote to the dataset's file (watcher echo). */
-  isOwnDataWrite(tenant: string, name: string, version: string): boolean;
-  /** True when `version` is what this instance's last write or delete of the shadow's file replaced (a stale watcher read). */
-  isReplacedShadow(tenant: string, name: string, version: string): boolean;
   /** Everything this instance holds, as puts (tenants first). */
   snapshot(): SnapshotEntry[];
   /** The one change stream; returns the unsubscribe function. */
   subscribe(listener: ChangeListener<Change>): () => void;
-  /** Applies a change received from the broker or found by the watcher. */
-  applyChange(change: IncomingChange, origin: SyncOrigin, persist: boolean): Promise<ApplyOutcome>;
+  /**
+   * Applies a change received from the broker or found by the watcher; `expect` (the watcher):
+   * the token of the file read, 'stale' when this instance changed that file since.
+   */
+  applyChange(change: IncomingChange, origin: SyncOrigin, persist: boolean, expect?: FileToken): Promise<ApplyOutcome>;
   /** Installs the provider of the `sync` block of `/health`. */
   setSyncStatus(fn: () => Record<string, unknown>): void;
 }

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { RwLock } from '../../src/store/rw-lock.js';
+import { StaleRead } from '../../src/store/own-files.js';
 import type { RuleRecord, RuleStore, StoreEvent } from '../../src/store/types.js';
 import { makeDoc, makeRecord, rec } from './store-fixtures.js';
 
@@ -297,7 +298,7 @@ export function runStoreContract(implementation: string, capabilities: Capabilit
 
     withFiles?.('files capability: the written file is reported as own, a missing one as none', async () => {
       const files = store.files!;
-      assert.deepEqual(await files.current('default', 'a'), { kind: 'none' });
+      assert.equal((await files.current('default', 'a')).kind, 'none');
       await store.put(rec('a'), { origin: 'api' });
       const current = await files.current('default', 'a');
       assert.equal(current.kind, 'own');
@@ -306,7 +307,26 @@ export function runStoreContract(implementation: string, capabilities: Capabilit
         [['default', 'a']],
       );
       await store.delete('default', 'a', { origin: 'api' });
-      assert.deepEqual(await files.current('default', 'a'), { kind: 'none' });
+      assert.equal((await files.current('default', 'a')).kind, 'none');
+    });
+
+    withFiles?.('files capability: a watcher change whose read an own change overtook is refused (StaleRead) and changes nothing', async () => {
+      const files = store.files!;
+      const before = (await files.current('default', 'a')).token;
+      await store.put(rec('a', { version: '1', code: 'API' }), { origin: 'api' });
+      await assert.rejects(store.put(rec('a', { version: '0', code: 'OLD' }), { origin: 'watch', persist: false, expect: before }), StaleRead);
+      assert.equal(store.get('default', 'a')?.version, '1');
+      const fresh = (await files.current('default', 'a')).token;
+      await store.delete('default', 'a', { origin: 'api' });
+      await assert.rejects(store.put(rec('a', { version: '1', code: 'API' }), { origin: 'watch', persist: false, expect: fresh }), StaleRead);
+      assert.equal(store.get('default', 'a'), undefined, 'the delete stays');
+      const none = (await files.current('default', 'a')).token;
+      await store.put(rec('a', { version: '2', code: 'API' }), { origin: 'api' });
+      await assert.rejects(store.delete('default', 'a', { origin: 'watch', persist: false, expect: none }), StaleRead);
+      assert.equal(store.get('default', 'a')?.version, '2', 'the create stays');
+      const current = (await files.current('default', 'a')).token;
+      await store.put(rec('a', { version: '3', code: 'HAND' }), { origin: 'watch', persist: false, expect: current });
+      assert.equal(store.get('default', 'a')?.version, '3', 'a current token applies');
     });
 
     it('capabilities and rulesDir agree: files exactly when there is a rules dir', () => {

@@ -14,6 +14,7 @@ import { generateFilter, parseFilterRequest } from '../../../src/filter/index.js
 import { compileRuleset, execute } from '../../../src/ruleset/index.js';
 import { DATA_FILE_FLOOR_BYTES, maxDataFileBytes, readDataFile } from '../../../src/store/data-files.js';
 import { DataStore, dataRecord } from '../../../src/store/data-store.js';
+import { OwnFiles } from '../../../src/store/own-files.js';
 import { tempDir } from '../../helpers/server-process.js';
 
 const snap = (o: Record<string, unknown>) => new Map(Object.entries(o)) as Map<string, never>;
@@ -138,7 +139,7 @@ describe('the data store', () => {
   });
 
   it('files: <dir>/data/<name>.json and <dir>/tenants/<id>/data/<name>.json, read back by load', async () => {
-    const store = new DataStore({ rulesDir: dir.path });
+    const store = new DataStore({ rulesDir: dir.path, own: new OwnFiles({ clock: Date }) });
     await store.put(dataRecord('default', 'high_risk', { countries: ['KP'] }));
     await store.put(dataRecord('acme', 'rates', [0.1, 0.2]));
     assert.deepEqual(JSON.parse(readFileSync(join(dir.path, 'data', 'high_risk.json'), 'utf8')), { countries: ['KP'] });
@@ -147,7 +148,7 @@ describe('the data store', () => {
     writeFileSync(join(dir.path, 'data', '.high_risk.json.1.tmp'), '{}');
     mkdirSync(join(dir.path, 'data', 'sub'), { recursive: true });
 
-    const again = new DataStore({ rulesDir: dir.path });
+    const again = new DataStore({ rulesDir: dir.path, own: new OwnFiles({ clock: Date }) });
     const report = await again.load();
     assert.equal(report.loaded, 2);
     assert.deepEqual(
@@ -172,7 +173,7 @@ describe('the data store', () => {
       // the message names the data-file limit instead.
       await assert.rejects(readDataFile(huge), { message: `file is ${3 * 2 ** 30} bytes, over the ${DATA_FILE_FLOOR_BYTES}-byte limit for data files` });
       writeFileSync(join(d.path, 'data', 'small.json'), JSON.stringify({ ok: [1, 2, 3] }, null, 8));
-      const report = await new DataStore({ rulesDir: d.path, maxBytes: 1024 }).load();
+      const report = await new DataStore({ rulesDir: d.path, own: new OwnFiles({ clock: Date }), maxBytes: 1024 }).load();
       assert.equal(report.loaded, 1);
       assert.deepEqual(
         report.skipped.map((s) => [s.path.split('/').pop(), s.reason]),

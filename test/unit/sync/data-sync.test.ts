@@ -165,7 +165,7 @@ describe('the façade applies dataset changes', () => {
     assert.equal(fx.logger.find('synchronized dataset skipped: invalid tenant id or dataset name').length, 4);
   });
 
-  it('writes the file only when asked to persist (a reader with its own rules dir), and remembers its own writes', async () => {
+  it('writes the file only when asked to persist (a reader with its own rules dir), and records its own writes for the watcher', async () => {
     fx = await makeFixture({ persistent: true, data: { maxDataBytes: 1000 } });
     const file = (tenant: string, name: string) =>
       tenant === 'default' ? join(fx!.dir!, 'data', `${name}.json`) : join(fx!.dir!, 'tenants', tenant, 'data', `${name}.json`);
@@ -175,21 +175,29 @@ describe('the façade applies dataset changes', () => {
     assert.deepEqual(JSON.parse(readFileSync(file('default', 'kept'), 'utf8')), [1]);
     assert.deepEqual(JSON.parse(readFileSync(file('acme', 'kept'), 'utf8')), [2]);
     assert.equal(existsSync(file('default', 'shared')), false);
-    const v1 = dataRecord('default', 'kept', [1]).version;
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v1), true);
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', dataRecord('default', 'kept', [9]).version), false);
-    assert.equal(fx.service.isOwnDataWrite('default', 'shared', dataRecord('default', 'shared', [3]).version), false, 'not written by us');
-    // An update: the watcher may have read the file just before it landed (a stale read of v1);
-    // that content is what this write replaced, so it is not put back over the update.
+    const own = fx.store.files!.own;
+    const isOwn = (tenant: string, name: string, value: number[]) => own.isOwn(file(tenant, name), dataRecord(tenant, name, value).version);
+    assert.equal(isOwn('default', 'kept', [1]), true);
+    assert.equal(isOwn('default', 'kept', [9]), false);
+    assert.equal(isOwn('default', 'shared', [3]), false, 'not written by us');
+    // A watcher read taken before an own change of the file is stale once it lands (and not after).
+    const before = own.token(file('default', 'kept'));
+    assert.equal(
+      await fx.service.applyChange({ kind: 'data.put', tenant: 'default', name: 'kept', value: [5] }, 'watch', false, own.token(file('default', 'kept'))),
+      'applied',
+      'a current token',
+    );
     await fx.service.applyChange({ kind: 'data.put', tenant: 'default', name: 'kept', value: [4] }, 'sync', true);
-    const v2 = dataRecord('default', 'kept', [4]).version;
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v2), true);
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v1), true, 'a stale read of what the update replaced');
+    assert.equal(isOwn('default', 'kept', [4]), true);
+    assert.equal(isOwn('default', 'kept', [1]), false, 'what the update replaced is foreign');
+    assert.equal(await fx.service.applyChange({ kind: 'data.put', tenant: 'default', name: 'kept', value: [1] }, 'watch', false, before), 'stale');
+    assert.deepEqual(fx.service.currentData('default', 'kept')?.value, [4], 'nothing applied');
+    const beforeDelete = own.token(file('default', 'kept'));
     await fx.service.applyChange({ kind: 'data.delete', tenant: 'default', name: 'kept' }, 'sync', true);
     assert.equal(existsSync(file('default', 'kept')), false);
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v2), true, 'a stale read of the deleted file does not bring it back');
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', v1), false, 'older versions are foreign again');
-    assert.equal(fx.service.isOwnDataWrite('default', 'kept', dataRecord('default', 'kept', [9]).version), false);
+    assert.equal(isOwn('default', 'kept', [4]), false, 'deleted: nothing is its own write');
+    assert.equal(await fx.service.applyChange({ kind: 'data.put', tenant: 'default', name: 'kept', value: [4] }, 'watch', false, beforeDelete), 'stale');
+    assert.equal(fx.service.currentData('default', 'kept'), undefined, 'the delete stays');
   });
 
   it('without reference data wired, dataset changes are no-ops and the snapshot holds none', async () => {

@@ -69,7 +69,8 @@ export async function makeFixture(
   const dir = options.persistent ? mkdtempSync(join(tmpdir(), 'svc-sync-unit-')) : null;
   const store: RuleStore = dir ? new FileStore({ rulesDir: dir }) : new MemoryStore();
   const logger = new MemoryLogger();
-  const dataStore = options.data ? new DataStore({ rulesDir: dir, maxBytes: options.data.maxDataBytes, logger }) : null;
+  const own = store.files?.own;
+  const dataStore = options.data ? new DataStore({ rulesDir: dir, ...(own ? { own } : {}), maxBytes: options.data.maxDataBytes, logger }) : null;
   const data =
     dataStore && options.data
       ? new DataService({
