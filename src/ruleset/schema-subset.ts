@@ -249,21 +249,12 @@ function boundsOf(schema: JsonValue, out: number[]): boolean {
   if (!isObject(schema)) return true;
   for (const key of Object.keys(schema)) {
     const v = schema[key] as JsonValue;
+    if (BOUND_KEYWORDS.has(key)) {
+      if (!isValidBound(key, v)) return false;
+      out.push(v);
+      continue;
+    }
     switch (key) {
-      case 'maximum':
-      case 'minimum':
-      case 'exclusiveMaximum':
-      case 'exclusiveMinimum':
-        if (typeof v !== 'number' || !Number.isFinite(v)) return false;
-        out.push(v);
-        break;
-      case 'maxLength':
-      case 'minLength':
-      case 'maxItems':
-      case 'minItems':
-        if (!isCount(v)) return false;
-        out.push(v);
-        break;
       case 'items':
       case 'additionalProperties':
         if (!boundsOf(v, out)) return false;
@@ -285,17 +276,16 @@ function bound(bounds: number[], value: number): number {
   return bounds.length - 1;
 }
 
+/** Bound keywords whose value is a count (a non-negative integer); the others take any finite number. */
+const COUNT_KEYWORDS: ReadonlySet<string> = new Set(['maxLength', 'minLength', 'maxItems', 'minItems']);
+
 /** Keywords whose numeric value is a bound (kept in the schema's `bounds`, not in its tree). */
-const BOUND_KEYWORDS: ReadonlySet<string> = new Set([
-  'maximum',
-  'minimum',
-  'exclusiveMaximum',
-  'exclusiveMinimum',
-  'maxLength',
-  'minLength',
-  'maxItems',
-  'minItems',
-]);
+const BOUND_KEYWORDS: ReadonlySet<string> = new Set(['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', ...COUNT_KEYWORDS]);
+
+/** True when `value` is valid for the bound keyword `key` (the one check of `node` and `boundsOf`). */
+function isValidBound(key: string, value: JsonValue): value is number {
+  return COUNT_KEYWORDS.has(key) ? isCount(value) : typeof value === 'number' && Number.isFinite(value);
+}
 
 /**
  * The schema's JSON text with each bound's value written as `#` (not JSON, so never a value): two
@@ -404,7 +394,7 @@ function buildNode(schema: JsonValue, bounds: number[]): SchemaNode | null {
       case 'minimum':
       case 'exclusiveMaximum':
       case 'exclusiveMinimum':
-        if (typeof v !== 'number' || !Number.isFinite(v)) return null;
+        if (!isValidBound(key, v)) return null;
         if (key === 'maximum') {
           n.has |= K_MAXIMUM;
           n.maxAt = bound(bounds, v);
@@ -423,7 +413,7 @@ function buildNode(schema: JsonValue, bounds: number[]): SchemaNode | null {
       case 'minLength':
       case 'maxItems':
       case 'minItems':
-        if (!isCount(v)) return null;
+        if (!isValidBound(key, v)) return null;
         if (key === 'maxLength') {
           n.has |= K_MAX_LENGTH;
           n.maxLengthAt = bound(bounds, v);
