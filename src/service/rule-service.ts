@@ -35,13 +35,14 @@ import { ServiceError, toServiceError } from './errors.js';
 import { ExecutionRunner } from './execution-runner.js';
 import { DecisionRecorder, type DecisionRecorderOptions } from './decision-recorder.js';
 import type { DataRecord } from '../store/data-record.js';
-import { isSampleRate, parseShadowValue, shadowRecord, type ShadowRecord } from '../store/shadow-record.js';
+import type { ShadowRecord } from '../store/shadow-record.js';
 import { StaleRead, type FileToken } from '../store/own-files.js';
 import { ShadowStore } from '../store/shadow-store.js';
 import type { DataSyncPort } from './data-service.js';
 import { checkKnownInput } from './input-check.js';
 import { fromFilterError } from './filter-errors.js';
-import { isPlainObject } from './json-object.js';
+import { isPlainObject, stripSignature, truncate } from './json-object.js';
+import { ShadowService } from './shadow-service.js';
 import { assertOwnTestsPass, requestedTests, testReport } from './ruleset-tests.js';
 import type { ServiceAudit, ServiceMetrics, ServiceSampler, ServiceTracer } from './ports.js';
 import { RoleGuard, type Role } from './role-guard.js';
@@ -137,8 +138,8 @@ export class RuleService implements RuleServiceApi {
   private syncStatusFn: (() => Record<string, unknown>) | undefined;
   /** Null without multi-tenancy: every tenant check is then this one field test. */
   private readonly tenancy: TenancyPort | null;
-  /** Shadow runs (EXTENSIONS.md 4): the stored shadows; the live ones are `runner.shadows`. */
-  private readonly shadowStore: ShadowStore;
+  /** Shadow runs (EXTENSIONS.md 4): ./shadow-service.ts (the live ones are `runner.shadows`). */
+  private readonly shadows: ShadowService;
   /**
    * With `--decision-log`: the decision id of the execute or batch call that just returned (null
    * when it was not recorded). Transports read it right after the call (`X-Svc-Decision-Id`,
@@ -155,7 +156,7 @@ export class RuleService implements RuleServiceApi {
     this.syncStatusFn = deps.syncStatus;
     this.tenancy = deps.tenancy ?? null;
     const files = deps.store.files;
-    this.shadowStore =
+    const shadowStore =
       deps.shadowStore ?? new ShadowStore(files ? { rulesDir: files.rulesDir, own: files.own, logger: deps.logger } : { rulesDir: null, logger: deps.logger });
     const recordShadow = deps.metrics.recordShadow?.bind(deps.metrics);
     const decisions = deps.decisions ? new DecisionRecorder(deps.decisions) : undefined;
@@ -192,6 +193,23 @@ export class RuleService implements RuleServiceApi {
       // The behavioural diff (../change/behavior.ts) unless the deps bring another.
       behavior: deps.behavior ?? behaviouralDiff,
       callee: (tenant, name) => deps.store.get(tenant, name)?.compiled,
+    });
+    this.shadows = new ShadowService({
+      store: shadowStore,
+      live: this.runner.shadows,
+      guard: this.guard,
+      signature: options.signature,
+      logger: deps.logger,
+      now: deps.now,
+      ...(deps.data ? { data: deps.data } : {}),
+      record: (ctx, name) => this.record(ctx, name),
+      current: (tenant, name) => deps.store.get(tenant, name),
+      compile: (tenant, doc) => this.compileRecord(tenant, doc).compiled,
+      callees: (tenant) => this.callees(tenant),
+      testRunOptions: (tenant) => this.testRunOptions(tenant),
+      putRuleset: (ctx, doc) => this.putRuleset(ctx, doc),
+      persist: (write) => this.persist(write),
+      audit: (ctx, event, fields) => this.auditRule(ctx, event, fields),
     });
   }
 
@@ -272,7 +290,7 @@ export class RuleService implements RuleServiceApi {
     this.deps.metrics.forgetRuleset(name, ctx.tenant);
     this.auditRule(ctx, 'rule_deleted', { rule_name: name, ...callerFields(ctx) });
     // A shadow of a deleted ruleset has nothing left to shadow: it ends too.
-    if (this.shadowStore.get(ctx.tenant, name) !== undefined) await this.endShadow(ctx, name, 'ruleset_deleted');
+    await this.shadows.endIfAny(ctx, name, 'ruleset_deleted');
   }
 
   async rollback(ctx: CallContext, name: string, seq: unknown): Promise<RollbackResult> {
@@ -301,125 +319,27 @@ export class RuleService implements RuleServiceApi {
     return { status: 'rolled_back', name, from_version: current.version, to_version: record.version };
   }
 
-  // ---------------------------------------------------------------- shadow runs (EXTENSIONS.md 4)
+  // ---------------------------------------------------------------- shadow runs (EXTENSIONS.md 4): ./shadow-service.ts
 
-  /**
-   * `PUT /api/v1/rulesets/:name/shadow` `{candidate, sample_rate}`: the candidate is checked as a
-   * create checks a document (signature policy, compile, call cycles, analysis gate, its own
-   * tests) but not stored as the live version; it then runs on about `sample_rate` percent of the
-   * ruleset's live executions, after their answers are written. Replacing a shadow resets its counters.
-   */
-  async putShadow(ctx: CallContext, name: string, body: unknown): Promise<ShadowPutResult> {
-    this.guard.assertWritable();
-    this.record(ctx, name);
-    if (!isPlainObject(body)) throw new ServiceError('BAD_REQUEST', 'request body must be a JSON object {"candidate": <ruleset>, "sample_rate": <percent>}');
-    for (const key of Object.keys(body)) {
-      if (key !== 'candidate' && key !== 'sample_rate')
-        throw new ServiceError('BAD_REQUEST', `unknown key '${key}' in the request body (only "candidate" and "sample_rate")`);
-    }
-    const candidate = body['candidate'];
-    const rate = body['sample_rate'];
-    if (!isPlainObject(candidate)) throw new ServiceError('BAD_REQUEST', 'candidate must be a ruleset document');
-    if (!isSampleRate(rate)) throw new ServiceError('BAD_REQUEST', 'sample_rate must be a number above 0 and at most 100 (percent of the live executions)');
-    const verdict = checkSignature(candidate, 'api', this.options.signature);
-    if (!verdict.ok) {
-      if (verdict.status === 400) throw new ServiceError('BAD_REQUEST', verdict.message);
-      throw new ServiceError('FORBIDDEN', 'Forbidden', { message: verdict.message });
-    }
-    const compiled = this.compileRecord(ctx.tenant, candidate).compiled;
-    if (compiled.name !== name) {
-      throw new ServiceError('BAD_REQUEST', `invalid candidate: config.name is '${truncate(compiled.name)}'; a shadow of '${name}' must keep its name`, {
-        problems: [{ path: 'config.name', message: `must be '${name}'` }],
-      });
-    }
-    assertCallsAcyclic(compiled, this.callees(ctx.tenant));
-    const analysis = analysisGate(compiled);
-    if (needsData(compiled)) setDataSnapshot(this.deps.data?.(ctx.tenant) ?? null);
-    assertOwnTestsPass(compiled, this.testRunOptions(ctx.tenant));
-    const record = shadowRecord(ctx.tenant, name, candidate, rate, new Date(this.deps.now()).toISOString());
-    const created = this.shadowStore.get(ctx.tenant, name) === undefined;
-    await this.persist(() => this.shadowStore.put(record, 'api', true));
-    this.runner.shadows.set(record, compiled);
-    this.auditRule(ctx, 'shadow_started', { rule_name: name, candidate_version: compiled.version, sample_rate: rate, ...callerFields(ctx) });
-    return { status: created ? 'created' : 'updated', name, candidate_version: compiled.version, sample_rate: rate, since: record.since, ...analysis };
+  putShadow(ctx: CallContext, name: string, body: unknown): Promise<ShadowPutResult> {
+    return this.shadows.put(ctx, name, body);
   }
 
-  /** `GET /api/v1/rulesets/:name/shadow`: the shadow and what this instance counted. */
   getShadow(ctx: CallContext, name: string): ShadowAnswer {
-    const rec = this.record(ctx, name);
-    const state = this.runner.shadows.get(ctx.tenant, name);
-    if (state === undefined) throw shadowNotFound(name);
-    const { record, compiled } = state;
-    return {
-      name,
-      live_version: rec.version,
-      candidate_version: compiled.version,
-      sample_rate: record.sampleRate,
-      since: record.since,
-      counted_by: 'instance',
-      ...state.counts(),
-    };
+    return this.shadows.get(ctx, name);
   }
 
-  /**
-   * `POST /api/v1/rulesets/:name/shadow/promote`: the candidate becomes the live version through
-   * the normal update (`putRuleset`: signature, tests, history, audit, sync), then the shadow ends.
-   */
-  async promoteShadow(ctx: CallContext, name: string): Promise<ShadowPromoteResult> {
-    this.guard.assertWritable();
-    const current = this.record(ctx, name);
-    const shadow = this.shadowStore.get(ctx.tenant, name);
-    if (shadow === undefined) throw shadowNotFound(name);
-    const put = await this.putRuleset(ctx, shadow.candidate);
-    await this.endShadow(ctx, name, 'promoted');
-    const to = this.deps.store.get(ctx.tenant, name)?.version ?? '';
-    return { status: 'promoted', name, from_version: current.version, to_version: to, ...(put.warnings ? { warnings: put.warnings } : {}) };
+  promoteShadow(ctx: CallContext, name: string): Promise<ShadowPromoteResult> {
+    return this.shadows.promote(ctx, name);
   }
 
-  /** `DELETE /api/v1/rulesets/:name/shadow`: ends the shadow. */
-  async deleteShadow(ctx: CallContext, name: string): Promise<void> {
-    this.guard.assertWritable();
-    this.record(ctx, name);
-    if (this.shadowStore.get(ctx.tenant, name) === undefined) throw shadowNotFound(name);
-    await this.endShadow(ctx, name, 'deleted');
+  deleteShadow(ctx: CallContext, name: string): Promise<void> {
+    return this.shadows.delete(ctx, name);
   }
 
-  /**
-   * Installs the shadows read from the rules dir at start (ShadowStore.load): a candidate that no
-   * longer compiles is logged and forgotten (its file stays).
-   */
+  /** Installs the shadows read from the rules dir at start (see `ShadowService.load`). */
   loadShadows(records: readonly ShadowRecord[]): number {
-    let n = 0;
-    for (const record of records) {
-      try {
-        this.runner.shadows.set(record, this.compileShadow(record));
-        n++;
-      } catch (err) {
-        this.shadowStore.forget(record.tenant, record.name);
-        this.deps.logger.warn({ tenant: record.tenant, name: record.name, err: errorMessage(err) }, 'skipped a shadow whose candidate does not compile');
-      }
-    }
-    return n;
-  }
-
-  private async endShadow(ctx: CallContext, name: string, reason: 'deleted' | 'promoted' | 'ruleset_deleted'): Promise<void> {
-    const state = this.runner.shadows.get(ctx.tenant, name);
-    await this.persist(() => this.shadowStore.delete(ctx.tenant, name, 'api', true));
-    this.runner.shadows.remove(ctx.tenant, name);
-    const counts = state?.counts();
-    this.auditRule(ctx, 'shadow_ended', {
-      rule_name: name,
-      reason,
-      ...(counts ? { executed: counts.executed, agreed: counts.agreed, disagreed: counts.disagreed, errors: counts.errors } : {}),
-      ...callerFields(ctx),
-    });
-  }
-
-  /** The compiled candidate of a stored or synchronized shadow; throws when it is not a valid document of that ruleset. */
-  private compileShadow(record: ShadowRecord): CompiledRuleset {
-    const compiled = compileRuleset(stripSignature(record.candidate));
-    if (compiled.name !== record.name) throw new Error(`the candidate's config.name '${compiled.name}' is not '${record.name}'`);
-    return compiled;
+    return this.shadows.load(records);
   }
 
   // ---------------------------------------------------------------- execution
@@ -645,7 +565,7 @@ export class RuleService implements RuleServiceApi {
 
   /** The stored shadow of `(tenant, name)`, with no tenant check (sync adapters). */
   currentShadow(tenant: string, name: string): ShadowRecord | undefined {
-    return this.shadowStore.get(tenant, name);
+    return this.shadows.current(tenant, name);
   }
 
   /** The stored dataset `(tenant, name)`, with no tenant check (sync adapters). */
@@ -664,7 +584,7 @@ export class RuleService implements RuleServiceApi {
     for (const record of this.deps.dataSync?.records() ?? []) out.push({ kind: 'data.put', record });
     const store = this.deps.store;
     for (const tenant of store.tenants()) for (const record of store.list(tenant)) out.push({ kind: 'ruleset.put', record });
-    for (const record of this.shadowStore.all()) out.push({ kind: 'shadow.put', record });
+    for (const record of this.shadows.all()) out.push({ kind: 'shadow.put', record });
     return out;
   }
 
@@ -673,7 +593,7 @@ export class RuleService implements RuleServiceApi {
     const offRules = this.deps.store.subscribe(listener);
     const offTenants = this.deps.tenantSync?.subscribe(listener);
     const offData = this.deps.dataSync?.subscribe(listener);
-    const offShadows = this.shadowStore.subscribe(listener);
+    const offShadows = this.shadows.subscribe(listener);
     return () => {
       offShadows();
       offRules();
@@ -738,7 +658,7 @@ export class RuleService implements RuleServiceApi {
         return this.deps.dataSync ? this.deps.dataSync.applySync(change, origin, persist, expect) : 'unchanged';
       case 'shadow.put':
       case 'shadow.delete':
-        return this.applyShadow(change, origin, persist, expect);
+        return this.shadows.applySync(change, origin, persist, expect);
       default:
         return assertNever(change);
     }
@@ -788,42 +708,6 @@ export class RuleService implements RuleServiceApi {
     this.deps.audit.write(event, fields);
   }
 
-  /**
-   * Applies a synchronized shadow (docs/changing-rules.md "Shadow runs"): a reader runs the
-   * writer's candidates on the traffic it serves. One that is malformed or does not compile is
-   * logged and 'rejected'.
-   */
-  private async applyShadow(
-    change: Extract<IncomingChange, { kind: 'shadow.put' | 'shadow.delete' }>,
-    origin: SyncOrigin,
-    persist: boolean,
-    expect: FileToken | undefined,
-  ): Promise<ApplyOutcome> {
-    const { tenant, name } = change;
-    if (!isValidRulesetName(tenant) || !isValidRulesetName(name)) {
-      this.deps.logger.warn({ tenant, name, origin }, 'synchronized shadow skipped: invalid tenant id or ruleset name');
-      return 'rejected';
-    }
-    if (change.kind === 'shadow.delete') {
-      const removed = await this.shadowStore.delete(tenant, name, origin, persist, expect);
-      this.runner.shadows.remove(tenant, name);
-      return removed ? 'applied' : 'unchanged';
-    }
-    let record: ShadowRecord;
-    let compiled: CompiledRuleset;
-    try {
-      const v = parseShadowValue(change.value);
-      record = shadowRecord(tenant, name, v.candidate, v.sampleRate, v.since);
-      compiled = this.compileShadow(record);
-    } catch (err) {
-      this.deps.logger.warn({ tenant, name, origin, err: errorMessage(err) }, 'rejected a synchronized shadow');
-      return 'rejected';
-    }
-    const outcome = await this.shadowStore.put(record, origin, persist, expect);
-    this.runner.shadows.set(record, compiled);
-    return outcome;
-  }
-
   /** Puts a synchronized record unless the local copy has the same version label and content. */
   private async applyRecord(record: RuleRecord, origin: SyncOrigin, persist: boolean, expect: FileToken | undefined): Promise<ApplyOutcome> {
     const local = this.deps.store.get(record.tenant, record.name);
@@ -850,10 +734,6 @@ function notFound(name: string): ServiceError {
   return new ServiceError('NOT_FOUND', `ruleset '${name}' not found`);
 }
 
-function shadowNotFound(name: string): ServiceError {
-  return new ServiceError('NOT_FOUND', `ruleset '${name}' has no shadow run`);
-}
-
 /** `config.name` of a document, when it is a string (for log lines about a document not compiled). */
 function rulesetNameOf(doc: unknown): string | null {
   const config = isPlainObject(doc) ? doc['config'] : undefined;
@@ -874,21 +754,10 @@ function headerBlock(h: HeaderSignature | undefined): SignatureBlock | undefined
   return { algorithm: 'ed25519', public_key: h.publicKey, signature: h.signature };
 }
 
-function stripSignature(body: unknown): unknown {
-  if (!isPlainObject(body) || !Object.hasOwn(body, '_signature')) return body;
-  const { _signature: _, ...rest } = body as Record<string, unknown>;
-  return rest;
-}
-
 function assertNever(value: never): never {
   throw new Error(`unknown change kind: ${JSON.stringify(value)}`);
 }
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-function truncate(s: string): string {
-  const clean = String(s).replace(/[\u0000-\u001f]/g, '?');
-  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
 }
