@@ -189,6 +189,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       ...(httpAuth ? { auth: httpAuth } : {}),
       ...(https ? { https } : {}),
       ...(config.disableConsole ? {} : { consoleDir: DEFAULT_CONSOLE_DIR }),
+      httpFastPath: !config.disableHttpFastPath,
     });
     await app.listen({ host: config.httpAddr.host, port: config.httpAddr.port });
     const addr = app.server.address() as AddressInfo;

@@ -294,6 +294,7 @@ export function parseConfig(argv: readonly string[], env: Record<string, string 
     disableHttp: r.bool('disable-http'),
     disableGrpc: r.bool('disable-grpc'),
     disableConsole: r.bool('disable-console'),
+    disableHttpFastPath: r.bool('disable-http-fast-path'),
     grpcTlsCert: r.str('grpc-tls-cert'),
     grpcTlsKey: r.str('grpc-tls-key'),
     httpTlsCert: r.str('http-tls-cert'),

@@ -145,6 +145,15 @@ export const FLAGS: readonly FlagDef[] = [
   { name: 'disable-http', env: 'SVC_DISABLE_HTTP', kind: BOOL, default: 'false', group: 'Network', doc: 'Do not start the HTTP server.', example: 'true' },
   { name: 'disable-grpc', env: 'SVC_DISABLE_GRPC', kind: BOOL, default: 'false', group: 'Network', doc: 'Do not start the gRPC server.', example: 'true' },
   {
+    name: 'disable-http-fast-path',
+    env: 'SVC_DISABLE_HTTP_FAST_PATH',
+    kind: BOOL,
+    default: 'false',
+    group: 'Network',
+    doc: "Serve execute and eval through node's HTTP request objects only, without the HTTP/1.1 fast path (see docs/performance.md).",
+    example: 'true',
+  },
+  {
     name: 'disable-console',
     env: 'SVC_DISABLE_CONSOLE',
     kind: BOOL,

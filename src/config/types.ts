@@ -26,6 +26,8 @@ export interface Config {
   readonly disableGrpc: boolean;
   /** `--disable-console`: no `/console/` routes. */
   readonly disableConsole: boolean;
+  /** `--disable-http-fast-path`: the hot routes through node's request objects only. */
+  readonly disableHttpFastPath: boolean;
   /** PEM certificate and key for gRPC TLS: both set or both null. */
   readonly grpcTlsCert: string | null;
   readonly grpcTlsKey: string | null;

@@ -553,15 +553,23 @@ async function assertSameAnswer(c: Case, fast: Served, slow: Served, backend: Ba
 
 // ------------------------------------------------------------------ tests
 
-test('parity: the hot dispatcher and fastify answer the request matrix identically', async (t) => {
+test('parity: the hot dispatcher (with and without the HTTP/1.1 fast path) and fastify answer the request matrix identically', async (t) => {
   const backend = await makeBackend();
   t.after(() => backend.close());
-  const fast = await serve(t, backend);
+  // NOTE: node's client sends `Connection: close` unless told otherwise, which the fast path
+  // leaves to node; with `Connection: keep-alive` its plain requests take the fast path.
+  const withFastPath = await serve(t, backend);
+  const withoutFastPath = await serve(t, backend, { httpFastPath: false });
   const slow = await serve(t, backend, { hotDispatch: false });
   await createRuleset(slow.url, ageRules('age'));
   await createRuleset(slow.url, strictRules('strict'));
 
-  for (const connection of [undefined, 'keep-alive']) {
+  for (const [fast, connection] of [
+    [withFastPath, undefined],
+    [withFastPath, 'keep-alive'],
+    [withoutFastPath, undefined],
+    [withoutFastPath, 'keep-alive'],
+  ] as const) {
     const extra: Record<string, string> = connection ? { connection } : {};
     for (const c of MATRIX) {
       const a = await assertSameAnswer(c, fast, slow, backend, extra);

@@ -20,7 +20,7 @@ import { frameworkErrors, registerErrorHandler, registerNotFound } from './fasti
 import { registerRoutes } from './fastify-routes.js';
 import { registerConsole } from './console.js';
 import { registerDebugCors, registerDrainHooks } from './hooks.js';
-import { createHotDispatch, MAX_PATH_PARAM } from './hot-dispatch.js';
+import { createHotRoutes, MAX_PATH_PARAM } from './hot-dispatch.js';
 import { readJsonBody } from './json-body.js';
 import { charsetError } from './media-type.js';
 import { registerRequestLog, type RequestLogger } from './request-log.js';
@@ -59,6 +59,11 @@ export interface HttpAppOptions {
    * tracing, the request log or debug mode, whose hooks must see every request.
    */
   readonly hotDispatch?: boolean;
+  /**
+   * The HTTP/1.1 fast path of the hot routes on plain HTTP (./fast-path.ts); on unless false
+   * (`--disable-http-fast-path`). Only with the hot dispatcher.
+   */
+  readonly httpFastPath?: boolean;
   /** Authentication (EXTENSIONS.md 1); absent: off, every route open. */
   readonly auth?: HttpAuth;
   /** HTTPS (`--http-tls-cert`, and mTLS with `--tls-client-ca`); absent: plain HTTP. */
@@ -95,7 +100,13 @@ export function buildHttpApp(service: RuleServiceApi, options: HttpAppOptions): 
     // NOTE: always our server factory: it answers a request without Host with the catalog body
     // (node's own answer has an empty body), and puts the hot dispatcher in front when it is on.
     serverFactory: httpServer(
-      hotOn ? createHotDispatch(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected, ...(auth ? { auth } : {}) }) : null,
+      hotOn
+        ? {
+            routes: createHotRoutes(routes, { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, reportUnexpected, ...(auth ? { auth } : {}) }),
+            requestTimeoutMs,
+            fastPath: options.httpFastPath !== false,
+          }
+        : null,
       options.https ?? null,
     ),
     logger: false,

@@ -4,9 +4,8 @@
  * paths (the hot dispatcher and fastify's `onRequest`) run `requestCheck` before a byte of the
  * body is read, so an unauthenticated caller cannot make the server parse a large body.
  */
-import type { IncomingMessage } from 'node:http';
 import { ALL_TENANTS, type AuthGuard, type Permission, type Principal } from '../../auth/index.js';
-import { tenantOf } from './call-context.js';
+import { tenantOf, type RequestHead } from './call-context.js';
 import type { Route } from './route.js';
 
 /** Authentication of one HTTP adapter (absent: off). */
@@ -29,7 +28,7 @@ export function routeCheck(route: Route, auth: Pick<HttpAuth, 'publicMetrics'>):
 }
 
 /** Checks the caller of one request: its principal (a promise the first time a JWT is seen), or throws a ServiceError. */
-export type RequestCheck = (req: IncomingMessage) => Principal | Promise<Principal>;
+export type RequestCheck = (req: RequestHead) => Principal | Promise<Principal>;
 
 /**
  * The check of `route`'s requests under `auth` (401, 403, 429 thrown), or null for an open

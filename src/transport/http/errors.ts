@@ -3,8 +3,8 @@
  * error, anything else) to a catalog error, so every error body is `{error, code, ...}`, and
  * the rules every error answer follows on both request paths (`errorAnswer`).
  */
-import type { IncomingMessage } from 'node:http';
 import { type ErrorCode, ServiceError, toServiceError, unexpectedCause } from '../../service/errors.js';
+import type { RequestHead } from './call-context.js';
 import { lingerOnClose } from './linger.js';
 
 /** Logs a failure that is not a catalog error (a bug; `err` is the original, with its stack) and became the 5xx `e`. */
@@ -63,7 +63,7 @@ export function toHttpError(err: unknown): ServiceError {
  * a non-catalog error that became a 5xx is reported, and an early answer (`closesEarly`) ends
  * with a lingering close. The caller sends `Connection: close` when `closesEarly` is true.
  */
-export function errorAnswer(err: unknown, req: IncomingMessage, report: ReportUnexpected): ServiceError {
+export function errorAnswer(err: unknown, req: RequestHead, report: ReportUnexpected): ServiceError {
   const e = toHttpError(err);
   // NOTE (EXTENSIONS.md 6: an unexpected error is logged with its stack): also when the façade
   // already wrapped it (toServiceError keeps it as `cause`).
@@ -71,6 +71,6 @@ export function errorAnswer(err: unknown, req: IncomingMessage, report: ReportUn
     const cause = unexpectedCause(err);
     if (cause !== undefined) report(cause, e, req.url ?? '');
   }
-  if (closesEarly(e)) lingerOnClose(req.socket);
+  if (closesEarly(e)) lingerOnClose(req.socket ?? undefined);
   return e;
 }

@@ -20,19 +20,23 @@
  *
  * It is not installed when a request hook must see every request: trace export
  * (`--otlp-endpoint`), per-request debug lines (`--log-level debug`) and debug mode (CORS).
+ *
+ * The request handling itself (`HotRoutes`: matching, the caller check, the handler, the
+ * answer or error answer as text) does not touch node's request and response objects, so that
+ * the HTTP/1.1 fast path (./fast-path.ts) answers with the very same code from bytes it parsed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAnswerText } from '../answer-bound.js';
 import type { Principal } from '../../auth/index.js';
 import { requestCheck, type HttpAuth, type RequestCheck } from './auth.js';
-import { callContextWith } from './call-context.js';
+import { callContextWith, type RequestHead } from './call-context.js';
 import type { Drain } from './drain.js';
 import { closesEarly, errorAnswer, errorHeaders, type ReportUnexpected } from './errors.js';
 import { readJsonBody } from './json-body.js';
 import { type Route, type RouteDeps, type TextRoute, paramName } from './route.js';
 import { JSON_TYPE } from './serialize.js';
 
-/** What the hot dispatcher needs from the HTTP adapter. */
+/** What the hot routes need from the HTTP adapter. */
 export interface HotDispatchOptions {
   readonly deps: RouteDeps;
   readonly bodyLimit: number;
@@ -48,7 +52,7 @@ export interface HotDispatchOptions {
 export type HotDispatch = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** A hot route compiled to a matcher: the exact path, or a prefix followed by one parameter. */
-interface HotMatcher {
+export interface HotMatcher {
   readonly method: string;
   /** The whole path of a route without a parameter, else null. */
   readonly exact: string | null;
@@ -57,6 +61,37 @@ interface HotMatcher {
   readonly route: TextRoute;
   /** The check of the route's callers with authentication on; null: auth off or an open route. */
   readonly check: RequestCheck | null;
+}
+
+/** One answer of a hot route, as the request paths write it. */
+export interface HotAnswer {
+  readonly status: number;
+  /** The JSON text of the body (`application/json; charset=utf-8`). */
+  readonly text: string;
+  /** `Connection: close` (an early error, a body that could not be read, or the server draining). */
+  readonly close: boolean;
+  /** Headers besides Content-Type, Content-Length and Connection (the decision id, WWW-Authenticate, Retry-After). */
+  readonly extra: Readonly<Record<string, string>> | null;
+}
+
+/**
+ * The hot routes without node's request and response objects: what both request paths in
+ * front of fastify (the dispatcher below and ./fast-path.ts) do with a request.
+ */
+export interface HotRoutes {
+  /** The body limit (a larger body is not taken by the fast path: the dispatcher answers its 413). */
+  readonly bodyLimit: number;
+  /**
+   * The hot route of a plain request, or null (then it is not for the hot routes): the
+   * method, the exact path, a JSON Content-Type, and the server not draining.
+   */
+  match(method: string | undefined, url: string, contentType: string | undefined): HotMatcher | null;
+  /** The route's path parameter in `url` (a matched url). */
+  param(m: HotMatcher, url: string): string;
+  /** The answer of a request whose body parsed to `body`, for the checked caller (undefined: auth off or open route). */
+  answer(m: HotMatcher, head: RequestHead, param: string, body: unknown, principal: Principal | undefined): HotAnswer;
+  /** The error answer of `err`; `bodyError`: the body could not be read or parsed (the connection is closed then). */
+  error(err: unknown, head: RequestHead, bodyError: boolean): HotAnswer;
 }
 
 /** Longest path parameter (SPEC.md: ruleset names are 1-128 characters); fastify's router uses it too. */
@@ -78,74 +113,79 @@ export function compileHotRoutes(routes: readonly Route[], auth?: HttpAuth, mult
   return matchers;
 }
 
-/** Builds the hot dispatcher of one HTTP adapter over the hot routes of `routes`. */
-export function createHotDispatch(routes: readonly Route[], o: HotDispatchOptions): HotDispatch {
-  const { deps, bodyLimit, requestTimeoutMs, multiTenancy, drain, auth } = o;
+/** Builds the hot routes of one HTTP adapter over the hot entries of `routes`. */
+export function createHotRoutes(routes: readonly Route[], o: HotDispatchOptions): HotRoutes {
+  const { deps, multiTenancy, drain, auth } = o;
   const maxResponseBytes = deps.maxResponseBytes;
   const matchers = compileHotRoutes(routes, auth, multiTenancy);
   const count = matchers.length;
 
-  const send = (res: ServerResponse, status: number, text: string, close: boolean, extra?: Readonly<Record<string, string>> | null): void => {
-    if (res.headersSent || res.destroyed) return;
-    const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) };
-    if (close || drain.closing) headers['connection'] = 'close';
-    if (extra) Object.assign(headers, extra);
-    res.writeHead(status, headers);
-    res.end(text);
+  const error = (err: unknown, head: RequestHead, bodyError: boolean): HotAnswer => {
+    const e = errorAnswer(err, head, o.reportUnexpected);
+    return { status: e.httpStatus, text: JSON.stringify(e.toBody()), close: closesEarly(e) || bodyError || drain.closing, extra: errorHeaders(e) };
   };
 
-  /** `bodyError`: the body could not be read or parsed; fastify closes the connection then too. */
-  const sendError = (req: IncomingMessage, res: ServerResponse, err: unknown, bodyError: boolean): void => {
-    const e = errorAnswer(err, req, o.reportUnexpected);
-    send(res, e.httpStatus, JSON.stringify(e.toBody()), closesEarly(e) || bodyError, errorHeaders(e));
-  };
-
-  /** Reads the body and answers, for the checked caller `principal` (undefined: auth off). */
-  const serve = (req: IncomingMessage, res: ServerResponse, route: TextRoute, param: string, principal: Principal | undefined): void => {
-    const handle = route.handle;
-    const headers = route.headers;
-    readJsonBody(req, bodyLimit, requestTimeoutMs, (err, body) => {
-      if (err) {
-        sendError(req, res, err, true);
-        return;
+  return {
+    bodyLimit: o.bodyLimit,
+    match(method, url, contentType) {
+      // NOTE (speed): a loop over the (two) compiled matchers, string compares and a char scan;
+      // no regular expression, no allocation.
+      for (let i = 0; i < count; i++) {
+        const m = matchers[i] as HotMatcher;
+        if (m.method !== method) continue;
+        if (m.exact !== null) {
+          if (url !== m.exact) continue;
+        } else if (!url.startsWith(m.prefix) || !isPlainParam(url, m.prefix.length)) continue;
+        return isJsonType(contentType) && !drain.closing ? m : null;
       }
+      return null;
+    },
+    param: (m, url) => (m.exact !== null ? '' : url.slice(m.prefix.length)),
+    answer(m, head, param, body, principal) {
+      const route = m.route;
       let text: string;
       let extra: Readonly<Record<string, string>> | null = null;
       try {
-        text = handle(deps, callContextWith(req, multiTenancy, principal), param, body, req);
-        if (headers !== undefined) extra = headers(deps);
+        text = route.handle(deps, callContextWith(head, multiTenancy, principal), param, body, head);
+        if (route.headers !== undefined) extra = route.headers(deps);
         checkAnswerText(text, maxResponseBytes);
       } catch (e) {
-        sendError(req, res, e, false);
-        return;
+        return error(e, head, false);
       }
-      send(res, 200, text, false, extra);
+      return { status: 200, text, close: drain.closing, extra };
+    },
+    error,
+  };
+}
+
+/** Builds the hot dispatcher of one HTTP adapter: `hot`'s requests answered from node's request and response. */
+export function createHotDispatch(hot: HotRoutes, requestTimeoutMs: number): HotDispatch {
+  const bodyLimit = hot.bodyLimit;
+
+  const send = (res: ServerResponse, a: HotAnswer): void => {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(a.text) };
+    if (a.close) headers['connection'] = 'close';
+    if (a.extra !== null) Object.assign(headers, a.extra);
+    res.writeHead(a.status, headers);
+    res.end(a.text);
+  };
+
+  /** Reads the body and answers, for the checked caller `principal` (undefined: auth off). */
+  const serve = (req: IncomingMessage, res: ServerResponse, m: HotMatcher, param: string, principal: Principal | undefined): void => {
+    readJsonBody(req, bodyLimit, requestTimeoutMs, (err, body) => {
+      send(res, err ? hot.error(err, req, true) : hot.answer(m, req, param, body, principal));
     });
   };
 
   return (req, res) => {
-    const method = req.method;
     const url = req.url ?? '';
-    let matched: HotMatcher | null = null;
-    let param = '';
-    // NOTE (speed): a loop over the (two) compiled matchers, string compares and a char scan;
-    // no regular expression, no allocation but the parameter's slice.
-    for (let i = 0; i < count; i++) {
-      const m = matchers[i] as HotMatcher;
-      if (m.method !== method) continue;
-      if (m.exact !== null) {
-        if (url !== m.exact) continue;
-      } else {
-        if (!url.startsWith(m.prefix) || !isPlainParam(url, m.prefix.length)) continue;
-        param = url.slice(m.prefix.length);
-      }
-      matched = m;
-      break;
-    }
-    if (matched === null || !isJsonType(req.headers['content-type']) || drain.closing) return false;
-    const check = matched.check;
+    const m = hot.match(req.method, url, req.headers['content-type']);
+    if (m === null) return false;
+    const param = hot.param(m, url);
+    const check = m.check;
     if (check === null) {
-      serve(req, res, matched.route, param, undefined);
+      serve(req, res, m, param, undefined);
       return true;
     }
     // NOTE (EXTENSIONS.md 1): checked before a byte of the body is read; node discards the
@@ -154,16 +194,15 @@ export function createHotDispatch(routes: readonly Route[], o: HotDispatchOption
     try {
       principal = check(req);
     } catch (e) {
-      sendError(req, res, e, false);
+      send(res, hot.error(e, req, false));
       return true;
     }
     if (principal instanceof Promise) {
-      const route = matched.route;
       principal.then(
-        (p) => serve(req, res, route, param, p),
-        (e: unknown) => sendError(req, res, e, false),
+        (p) => serve(req, res, m, param, p),
+        (e: unknown) => send(res, hot.error(e, req, false)),
       );
-    } else serve(req, res, matched.route, param, principal);
+    } else serve(req, res, m, param, principal);
     return true;
   };
 }

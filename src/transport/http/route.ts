@@ -5,12 +5,12 @@
  * (./fastify-routes.ts) and the hot dispatcher serves the entries marked `hot`
  * (./hot-dispatch.ts), so a route's decoding and answer exist once.
  */
-import type { IncomingMessage } from 'node:http';
 import type { RoutePermission } from '../../auth/index.js';
 import type { ErrorCode } from '../../service/errors.js';
 import type { DataServiceApi } from '../../service/data-service.js';
 import type { TenantManagerApi } from '../../service/tenant-manager.js';
 import type { CallContext, RuleServiceApi } from '../../service/types.js';
+import type { RequestHead } from './call-context.js';
 
 /** HTTP methods of the routes. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -98,11 +98,11 @@ export interface RouteDeps {
 
 /**
  * A route handler: `param` is the value of the route's one path parameter ('' when it has
- * none), `body` the parsed JSON body (undefined without one), `raw` node's request (headers).
+ * none), `body` the parsed JSON body (undefined without one), `raw` the request's head (headers; node's request or the fast path's).
  * NOTE (speed): one string instead of a params object, so the hot dispatcher allocates nothing
  * for it; no route has more than one parameter (test/unit/http/route-table.test.ts).
  */
-export type Handler<T> = (deps: RouteDeps, ctx: CallContext, param: string, body: unknown, raw: IncomingMessage) => T;
+export type Handler<T> = (deps: RouteDeps, ctx: CallContext, param: string, body: unknown, raw: RequestHead) => T;
 
 interface RouteBase {
   /** Stable identifier (docs, OpenAPI operation id, metrics). */

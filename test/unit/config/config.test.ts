@@ -27,6 +27,7 @@ const DEFAULTS: Config = {
   disableHttp: false,
   disableGrpc: false,
   disableConsole: false,
+  disableHttpFastPath: false,
   grpcTlsCert: null,
   grpcTlsKey: null,
   httpTlsCert: null,
