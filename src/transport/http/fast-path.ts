@@ -216,6 +216,8 @@ class FastConnection {
   blocked = false;
   /** Reads the request in `pending` has waited for so far. */
   waits = 0;
+  /** Answers not written yet (`write`). */
+  queued = '';
 
   constructor(
     readonly socket: Socket,
@@ -360,7 +362,27 @@ class FastConnection {
     );
   }
 
+  /**
+   * Queues `out` for the end of this event-loop turn. NOTE (speed, bench/NOTES.md "HTTP fast
+   * path"): the answers of all connections read in one turn are written together after it, so
+   * a client that has several connections is woken once for them instead of once per answer.
+   */
   write(out: string): void {
+    if (this.queued === '') this.path.enqueue(this);
+    this.queued += out;
+  }
+
+  /** The queued answers, taken (to be written now). */
+  take(): string {
+    const out = this.queued;
+    this.queued = '';
+    return out;
+  }
+
+  /** Writes the queued answers. */
+  flush(): void {
+    const out = this.take();
+    if (out === '' || this.socket.destroyed) return;
     if (!this.answered) {
       this.answered = true;
       this.socket.setTimeout(this.path.options.keepAliveTimeoutMs);
@@ -384,13 +406,13 @@ class FastConnection {
     this.done = true;
     this.path.open.delete(this);
     this.detach();
-    this.socket.end(out);
+    this.socket.end(this.take() + out);
   }
 
   close(): void {
     this.done = true;
     this.path.open.delete(this);
-    this.socket.end();
+    this.socket.end(this.take());
   }
 
   private detach(): void {
@@ -404,6 +426,7 @@ class FastConnection {
   /** Gives the connection to node's HTTP server with `buf` from `off`, after writing `out`. */
   handOver(buf: Buffer, off: number, out: string): void {
     if (out !== '') this.write(out);
+    this.flush();
     this.done = true;
     this.path.open.delete(this);
     this.detach();
@@ -434,6 +457,13 @@ function checkCaller(m: HotMatcher, head: ParsedHead): Principal | Promise<Princ
 class FastPath {
   /** Connections on the fast path now. */
   readonly open = new Set<FastConnection>();
+  /** Connections with answers queued this turn. */
+  private queue: FastConnection[] = [];
+  private readonly flushAll = (): void => {
+    const q = this.queue;
+    this.queue = [];
+    for (let i = 0; i < q.length; i++) (q[i] as FastConnection).flush();
+  };
   /** `Connection: keep-alive` and `Keep-Alive: timeout=N`, then the blank line. */
   readonly keepAliveText: string;
 
@@ -444,6 +474,11 @@ class FastPath {
     readonly handOver: (socket: Socket, head: Buffer | null, ended: boolean) => void,
   ) {
     this.keepAliveText = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n\r\n`;
+  }
+
+  /** Has `c`'s queued answers written after this turn's reads. */
+  enqueue(c: FastConnection): void {
+    if (this.queue.push(c) === 1) setImmediate(this.flushAll);
   }
 
   accept(socket: Socket): void {
