@@ -25,10 +25,12 @@
  * (after the debounce: by then chokidar watches them) and reconciles the rule and data files
  * there; a new data directory is re-read the same way.
  */
+import { dirname, join } from 'node:path';
 import { scanDataFiles } from '../store/data-files.js';
 import { scanShadowFiles, shadowPath } from '../store/shadow-store.js';
 import { classifyRulePath, isIgnoredPath } from '../store/rule-paths.js';
 import { DEFAULT_TENANT, type RuleFiles } from '../store/types.js';
+import { TENANTS_DIR, tenantDir } from '../store/layout.js';
 import { Batcher } from './batcher.js';
 import { errorText } from './broker-link.js';
 import { realClock, type SyncClock } from './clock.js';
@@ -424,7 +426,16 @@ export class RuleWatcher {
     for (const key of found) out.add(key);
     // NOTE: without this, a file that landed while chokidar read its new directory is unknown to
     // chokidar, which then reports nothing when it is deleted (the deleted shadow, rule or dataset
-    // would stay loaded). Watching it explicitly makes its removal an event.
+    // would stay loaded). Watching it explicitly makes its removal an event. The directories
+    // holding them, and the new tenant directories, are watched explicitly too: a directory made
+    // while chokidar read its parent can be missed the same way, and then no file that lands in
+    // it later is reported (seen under load: a rule written into such a tenant directory never
+    // reached a reader on the shared dir).
+    const dirsToWatch = new Set<string>();
+    for (const path of paths) dirsToWatch.add(dirname(path));
+    if (all) dirsToWatch.add(join(this.options.rulesDir, TENANTS_DIR));
+    for (const tenant of tenants) if (tenant !== '') dirsToWatch.add(tenantDir(this.options.rulesDir, tenant));
+    paths.push(...dirsToWatch);
     if (paths.length > 0) {
       try {
         this.fsw?.add?.(paths);

@@ -77,7 +77,7 @@ describe('RuleWatcher with shadow files (fake file events)', () => {
     fs().change(path('shadows'), 'addDir'); // no event for the file itself
     await w.flushNow();
     assert.equal(fx.service.currentShadow('default', 'pricing')?.sampleRate, 50);
-    assert.deepEqual(fs().added, [path('shadows/pricing.json')]);
+    assert.deepEqual(fs().added, [path('shadows/pricing.json'), path('shadows')]);
   });
 
   it('applies an added or changed shadow file as shadow.put and an unlinked one as shadow.delete', async () => {

@@ -11,6 +11,8 @@ import { CTX, makeFixture, ruleset, type Fixture } from './service-fixture.js';
 /** A file-system watcher the test drives by hand. */
 class FakeFsWatcher extends EventEmitter {
   closed = false;
+  /** Paths the watcher was asked to watch besides its root (`add`). */
+  readonly added: string[] = [];
   constructor(readonly options: FsWatchOptions) {
     super();
     setImmediate(() => this.emit('ready'));
@@ -20,6 +22,9 @@ class FakeFsWatcher extends EventEmitter {
   }
   change(path: string, event = 'change'): void {
     this.emit('all', event, path);
+  }
+  add(paths: string[]): void {
+    this.added.push(...paths);
   }
 }
 
@@ -227,6 +232,20 @@ describe('RuleWatcher (fake file events, fake clock)', () => {
     assert.equal(fx.store.get('globex', 'p')?.version, 'globex-1');
     assert.equal(fx.store.get('initech', 'q')?.version, 'initech-1');
     assert.equal(fx.store.get('acme', 'r')?.version, 'acme-1', 'unchanged');
+  });
+
+  it('watches a re-read tenant directory itself, so that a file landing in it later is reported even if chokidar missed the directory', async () => {
+    const { created, watcher, path } = await setup({ watchTenantsFile: true });
+    mkdirSync(path('tenants/acme'), { recursive: true });
+    writeFileSync(path('tenants/acme/r.json'), json(ruleset('r', 'acme-1')));
+    created[0]!.change(path('tenants/acme'), 'addDir');
+    await watcher.flushNow();
+    assert.deepEqual(created[0]!.added, [path('tenants/acme/r.json'), path('tenants/acme')]);
+    // An empty new tenant directory is watched too.
+    mkdirSync(path('tenants/empty'));
+    created[0]!.change(path('tenants/empty'), 'addDir');
+    await watcher.flushNow();
+    assert.deepEqual(created[0]!.added.slice(2), [path('tenants/empty')]);
   });
 
   it('hands tenants.json changes to the tenant hook in multi-tenancy mode only', async () => {
