@@ -916,6 +916,7 @@ test('errors before a request exists (server options of the hot-dispatch server)
     ['malformed HTTP', 'GARBAGE / HTTP/1.1\r\n\r\n', 400, 'BAD_REQUEST'],
     // headers that never end: node's header timeout (`http` options passed to the server)
     ['headers not received in time', `POST ${EVAL} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n`, 408, 'REQUEST_TIMEOUT'],
+    ['nothing sent', '', 408, 'REQUEST_TIMEOUT'],
   ];
   for (const [what, payload, status, code] of payloads) {
     const [a, b] = [await rawExchange(fast.url, payload), await rawExchange(slow.url, payload)];

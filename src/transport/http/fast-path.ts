@@ -239,6 +239,8 @@ class FastConnection {
   waits = 0;
   /** Answers not written yet (`write`). */
   queued = '';
+  /** The request in `pending` has its whole head (its body is not complete). */
+  headComplete = false;
 
   constructor(
     readonly socket: Socket,
@@ -269,9 +271,15 @@ class FastConnection {
 
   readonly onTimeout = (): void => {
     if (this.done || this.busy) return;
-    // A request begun and not complete: node answers it (its timeouts, its 408).
-    if (this.pending !== null) this.handOver(this.pending, 0, '');
-    else this.socket.destroy();
+    // Idle after an answer: closed, as node closes an idle kept-alive connection.
+    if (this.answered && this.pending === null) {
+      this.socket.destroy();
+      return;
+    }
+    // No request head in time (nothing yet, or a head begun): node's request-timeout answer
+    // (408 with the catalog body), as without the fast path. A body not complete: node's path
+    // reads the rest under its own body deadline.
+    this.handOver(this.pending ?? EMPTY, 0, '', !(this.pending !== null && this.headComplete));
   };
 
   readonly onError = (): void => {
@@ -305,7 +313,7 @@ class FastConnection {
       const headEnd = buf.indexOf(HEAD_END, off);
       if (headEnd < 0) {
         if (buf.length - off > MAX_HEAD_BYTES) return this.handOver(buf, off, out);
-        return this.wait(buf, off, out);
+        return this.wait(buf, off, out, false);
       }
       const head = parseHead(buf, off, headEnd, this.socket);
       if (head === null) return this.handOver(buf, off, out);
@@ -317,9 +325,12 @@ class FastConnection {
         // NOTE (EXTENSIONS.md 1): with a caller check, node's path checks the caller before it
         // reads the body; the fast path does not hold a body of an unchecked caller.
         if (m.check !== null) return this.handOver(buf, off, out);
-        return this.wait(buf, off, out);
+        return this.wait(buf, off, out, true);
       }
-      this.waits = 0;
+      if (this.waits !== 0) {
+        this.waits = 0;
+        if (this.answered) this.socket.setTimeout(this.path.options.keepAliveTimeoutMs);
+      }
       const param = hot.param(m, head.url);
       let answer: HotAnswer;
       if (m.check === null) answer = this.answer(m, head, param, buf, bodyStart, bodyEnd, undefined);
@@ -340,11 +351,13 @@ class FastConnection {
    * requests are cut anywhere by the reads); one that is still not complete after
    * `MAX_WAITS` more reads goes to node, whose header and body timeouts then apply.
    */
-  wait(buf: Buffer, off: number, out: string): void {
+  wait(buf: Buffer, off: number, out: string, headComplete: boolean): void {
     if (this.waits >= MAX_WAITS) return this.handOver(buf, off, out);
-    this.waits++;
-    this.pending = Buffer.from(buf.subarray(off));
     if (out !== '') this.write(out);
+    // NOTE: a request begun has the header timeout to arrive whole, also between two requests.
+    if (this.waits++ === 0 && this.answered) this.socket.setTimeout(this.path.options.headersTimeoutMs);
+    this.pending = Buffer.from(buf.subarray(off));
+    this.headComplete = headComplete;
   }
 
   /** The answer of a request whose body is `buf[start, end)`. */
@@ -389,6 +402,10 @@ class FastConnection {
    * a client that has several connections is woken once for them instead of once per answer.
    */
   write(out: string): void {
+    if (!this.answered) {
+      this.answered = true;
+      this.socket.setTimeout(this.path.options.keepAliveTimeoutMs);
+    }
     if (this.queued === '') this.path.enqueue(this);
     this.queued += out;
   }
@@ -404,10 +421,6 @@ class FastConnection {
   flush(): void {
     const out = this.take();
     if (out === '' || this.socket.destroyed) return;
-    if (!this.answered) {
-      this.answered = true;
-      this.socket.setTimeout(this.path.options.keepAliveTimeoutMs);
-    }
     // NOTE: a client that sends requests but does not read the answers is not read further
     // until the answers written so far have drained (node's HTTP server does the same).
     if (!this.socket.write(out) && !this.blocked) {
@@ -445,7 +458,7 @@ class FastConnection {
   }
 
   /** Gives the connection to node's HTTP server with `buf` from `off`, after writing `out`. */
-  handOver(buf: Buffer, off: number, out: string): void {
+  handOver(buf: Buffer, off: number, out: string, timedOut = false): void {
     if (out !== '') this.write(out);
     this.flush();
     this.done = true;
@@ -454,11 +467,17 @@ class FastConnection {
     const s = this.socket;
     s.removeListener('error', this.onError);
     s.removeListener('close', this.onClose);
-    this.path.handOver(s, off < buf.length ? buf.subarray(off) : null, this.ended);
+    this.path.handOver(s, off < buf.length ? buf.subarray(off) : null, this.ended, timedOut);
   }
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+const EMPTY = Buffer.alloc(0);
+
+/** The error node's HTTP server raises when a request's headers do not arrive in time. */
+function requestTimedOut(): Error {
+  return Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+}
 
 /** A caller check that threw (401, 403, 429). */
 class Refused {
@@ -492,7 +511,7 @@ class FastPath {
     readonly hot: HotRoutes,
     readonly options: FastPathOptions,
     /** Gives a socket to node's HTTP server, with the bytes already read from it. */
-    readonly handOver: (socket: Socket, head: Buffer | null, ended: boolean) => void,
+    readonly handOver: (socket: Socket, head: Buffer | null, ended: boolean, timedOut: boolean) => void,
   ) {
     this.keepAliveText = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n\r\n`;
   }
@@ -535,7 +554,7 @@ class FastPath {
 export function installFastPath(server: Server, hot: HotRoutes, options: FastPathOptions): void {
   const nodeListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
-  const path = new FastPath(hot, options, (socket, head, ended) => {
+  const path = new FastPath(hot, options, (socket, head, ended, timedOut) => {
     for (const l of nodeListeners) l.call(server, socket);
     // NOTE: node's connection listener reads the socket from now on (its parser consumes the
     // socket's handle); the bytes the fast path already read go to the same parser first, through
@@ -543,7 +562,10 @@ export function installFastPath(server: Server, hot: HotRoutes, options: FastPat
     // socket paused for a check is resumed (node restarts reading its handle on 'resume'), and
     // an end the fast path saw is given to node too.
     if (head !== null) socket.emit('data', head);
-    if (ended) socket.emit('end');
+    // A connection whose request did not arrive in time gets node's own request-timeout error
+    // (the server's 'clientError' answer), as node's header timeout would have given it.
+    if (timedOut) socket.emit('error', requestTimedOut());
+    else if (ended) socket.emit('end');
     else socket.resume();
   });
   server.on('connection', (socket: Socket) => path.accept(socket));
