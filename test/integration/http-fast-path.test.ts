@@ -22,13 +22,12 @@ import { performance } from 'node:perf_hooks';
 import { test, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { AuditLog, Metrics, silentLogger } from '../../src/observe/index.js';
-import { RuleService } from '../../src/service/rule-service.js';
-import { DISABLED_SIGNATURE_POLICY } from '../../src/signing/index.js';
+import type { RuleService } from '../../src/service/rule-service.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/transport/http/app.js';
 import { installFastPath, MAX_WAITS } from '../../src/transport/http/fast-path.js';
 import type { HotAnswer, HotMatcher, HotRoutes } from '../../src/transport/http/hot-dispatch.js';
-import { ageRules } from './http-support.js';
+import { ageRules, testRuleService } from './http-support.js';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -38,18 +37,15 @@ async function makeService(): Promise<{ service: RuleService; close: () => Promi
   const store = new MemoryStore();
   const audit = new AuditLog({ stdout: { write: () => undefined }, sampleRate: 0 });
   const metrics = new Metrics({ version: '9.9.9-test', rulesCount: () => store.count() });
-  const service = new RuleService(
-    {
-      version: '9.9.9-test',
-      role: 'standalone',
-      writerAddr: null,
-      executionTimeoutMs: 5000,
-      maxSteps: 10_000,
-      maxBatchSize: 10_000,
-      signature: { ...DISABLED_SIGNATURE_POLICY },
-    },
-    { store, metrics, audit, sampler: audit.sampler, logger: silentLogger(), clock: () => performance.now(), now: Date.now },
-  );
+  const service = testRuleService({
+    store,
+    metrics,
+    audit,
+    sampler: audit.sampler,
+    logger: silentLogger(),
+    clock: () => performance.now(),
+    now: Date.now,
+  });
   await store.load(service.prepareFile);
   await service.putRuleset({ tenant: 'default', sourceIp: null, transport: 'http' }, ageRules('age'));
   return { service, close: () => audit.close() };

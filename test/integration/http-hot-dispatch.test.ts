@@ -22,12 +22,11 @@ import { performance } from 'node:perf_hooks';
 import { test, type TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { AuditLog, Metrics, silentLogger } from '../../src/observe/index.js';
-import { RuleService } from '../../src/service/rule-service.js';
+import type { RuleService } from '../../src/service/rule-service.js';
 import { setupTenancy, type Tenancy } from '../../src/service/tenancy.js';
-import { DISABLED_SIGNATURE_POLICY } from '../../src/signing/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { buildHttpApp, type HttpAppOptions } from '../../src/transport/http/app.js';
-import { ageRules, isCatalogError, rawExchange, rawRequest, type RawReply } from './http-support.js';
+import { ageRules, isCatalogError, rawExchange, rawRequest, testRuleService, type RawReply } from './http-support.js';
 import { parseJsonLines } from '../helpers/json-lines.js';
 
 const API = '/api/v1';
@@ -63,27 +62,16 @@ async function makeBackend(options: { multiTenancy?: boolean } = {}): Promise<Ba
         clock: () => 1000,
       })
     : null;
-  const service = new RuleService(
-    {
-      version: '9.9.9-test',
-      role: 'standalone',
-      writerAddr: null,
-      executionTimeoutMs: 5000,
-      maxSteps: 10_000,
-      maxBatchSize: 10_000,
-      signature: { ...DISABLED_SIGNATURE_POLICY },
-    },
-    {
-      store,
-      metrics,
-      audit,
-      sampler: audit.sampler,
-      logger,
-      clock: () => performance.now(),
-      now: Date.now,
-      ...(tenancy ? { tenancy: tenancy.registry } : {}),
-    },
-  );
+  const service = testRuleService({
+    store,
+    metrics,
+    audit,
+    sampler: audit.sampler,
+    logger,
+    clock: () => performance.now(),
+    now: Date.now,
+    ...(tenancy ? { tenancy: tenancy.registry } : {}),
+  });
   await store.load(service.prepareFile);
   return {
     service,

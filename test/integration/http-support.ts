@@ -7,6 +7,24 @@ import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { RuleService, type RuleServiceDeps } from '../../src/service/rule-service.js';
+import { DISABLED_SIGNATURE_POLICY } from '../../src/signing/index.js';
+
+/** A standalone RuleService with the settings the in-process HTTP tests share (5 s execution timeout, signatures off). */
+export function testRuleService(deps: RuleServiceDeps): RuleService {
+  return new RuleService(
+    {
+      version: '9.9.9-test',
+      role: 'standalone',
+      writerAddr: null,
+      executionTimeoutMs: 5000,
+      maxSteps: 10_000,
+      maxBatchSize: 10_000,
+      signature: { ...DISABLED_SIGNATURE_POLICY },
+    },
+    deps,
+  );
+}
 
 /** A parsed answer. */
 export interface RawReply {

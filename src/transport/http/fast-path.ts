@@ -32,8 +32,7 @@
  * as node does), by `closeIdleConnections` / `closeAllConnections` (shutdown), and when the
  * client ends its side.
  */
-import { type Server, STATUS_CODES } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Principal } from '../../auth/index.js';
 import type { RequestHead } from './call-context.js';
@@ -45,7 +44,7 @@ import { JSON_TYPE } from './serialize.js';
 export interface FastPathOptions {
   /** Idle time after an answer before the connection is closed (ms; the server's `keepAliveTimeout`). */
   readonly keepAliveTimeoutMs: number;
-  /** Time a new connection has for its first request (ms; the server's `headersTimeout`). */
+  /** Time a request has to arrive once begun, and a new connection for its first (ms; the server's `headersTimeout`). */
   readonly headersTimeoutMs: number;
 }
 
@@ -65,13 +64,10 @@ export interface ParsedHead extends RequestHead {
   readonly contentLength: number;
 }
 
-/** Byte classes of a head (`CLASS`): a token character or not. */
-const TCHAR = 1;
-
-/** 1 for the token characters (RFC 9110 `tchar`) of a header name. */
-const CLASS = (() => {
+/** 1 for the token characters (RFC 9110 `tchar`) of a header name, 0 for every other byte. */
+const TOKEN_CHAR = (() => {
   const c = new Uint8Array(256);
-  for (const ch of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") c[ch.charCodeAt(0)] = TCHAR;
+  for (const ch of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") c[ch.charCodeAt(0)] = 1;
   return c;
 })();
 
@@ -121,7 +117,7 @@ export function parseHead(buf: Buffer, start: number, end: number, socket: Socke
     const from = i;
     // The name: token characters up to the colon. No name, a non-token name, whitespace before
     // the colon, or a folded line (leading space): not taken.
-    while (i < end && CLASS[buf[i]!] === TCHAR) i++;
+    while (i < end && TOKEN_CHAR[buf[i]!] === 1) i++;
     if (i === from || i >= end || buf[i] !== 58) return null;
     const colon = i++;
     // The value: visible ASCII, space and tab up to the CR (LF alone, a control byte or one
